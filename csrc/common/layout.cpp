@@ -1,0 +1,92 @@
+// Layout simplification (see gpuvec/layout.hpp).
+#include "gpuvec/layout.hpp"
+
+#include <cstdlib>
+#include <string>
+#include <utility>
+
+#include "error.hpp"
+
+namespace gpuvec {
+
+namespace {
+
+template <int N>
+void swap_dims(Layout<N>& L, int i, int j) {
+  std::swap(L.shape[i], L.shape[j]);
+  for (int k = 0; k < N; ++k) std::swap(L.strides[k][i], L.strides[k][j]);
+}
+
+}  // namespace
+
+template <int N>
+Layout<N> simplify_layout(int ndim, const int64_t* shape, const int64_t* const (&strides)[N]) {
+  if (ndim < 0 || ndim > GPUVEC_MAX_NDIM) {
+    throw_invalid_argument("ndim must be between 0 and " + std::to_string(GPUVEC_MAX_NDIM) +
+                           ", got " + std::to_string(ndim));
+  }
+  if (ndim > 0 && shape == nullptr) throw_invalid_argument("shape is a null pointer");
+  for (int k = 0; k < N; ++k) {
+    if (ndim > 0 && strides[k] == nullptr) throw_invalid_argument("strides is a null pointer");
+  }
+  Layout<N> L;
+  for (int d = 0; d < ndim; ++d) {
+    if (shape[d] < 0)
+      throw_invalid_argument("shape has a negative extent in dimension " + std::to_string(d));
+    L.size *= shape[d];
+  }
+  if (L.size == 0) {
+    L.size = 0;
+    return L;
+  }
+
+  // Keep the dimensions that matter; flip those that every operand walks backwards.
+  for (int d = 0; d < ndim; ++d) {
+    if (shape[d] == 1) continue;
+    bool all_backwards = true, any_backwards = false;
+    for (int k = 0; k < N; ++k) {
+      all_backwards = all_backwards && strides[k][d] <= 0;
+      any_backwards = any_backwards || strides[k][d] < 0;
+    }
+    const bool flip = all_backwards && any_backwards;
+    const int j = L.ndim++;
+    L.shape[j] = shape[d];
+    for (int k = 0; k < N; ++k) {
+      L.strides[k][j] = flip ? -strides[k][d] : strides[k][d];
+      if (flip) L.offset[k] += (shape[d] - 1) * strides[k][d];
+    }
+  }
+
+  // Order by the first operand's stride, largest first (C order), with a
+  // stable insertion sort: ndim is small.
+  for (int i = 1; i < L.ndim; ++i) {
+    for (int j = i; j > 0 && std::llabs(L.strides[0][j - 1]) < std::llabs(L.strides[0][j]); --j) {
+      swap_dims(L, j - 1, j);
+    }
+  }
+
+  // Merge dimension d into d + 1 where every operand steps evenly across both.
+  int out = 0;
+  for (int d = 1; d < L.ndim; ++d) {
+    bool mergeable = true;
+    for (int k = 0; k < N; ++k) {
+      mergeable = mergeable && L.strides[k][out] == L.strides[k][d] * L.shape[d];
+    }
+    if (mergeable) {
+      L.shape[out] *= L.shape[d];
+      for (int k = 0; k < N; ++k) L.strides[k][out] = L.strides[k][d];
+    } else {
+      ++out;
+      L.shape[out] = L.shape[d];
+      for (int k = 0; k < N; ++k) L.strides[k][out] = L.strides[k][d];
+    }
+  }
+  if (L.ndim > 0) L.ndim = out + 1;
+  return L;
+}
+
+template Layout<1> simplify_layout<1>(int, const int64_t*, const int64_t* const (&)[1]);
+template Layout<2> simplify_layout<2>(int, const int64_t*, const int64_t* const (&)[2]);
+template Layout<3> simplify_layout<3>(int, const int64_t*, const int64_t* const (&)[3]);
+
+}  // namespace gpuvec

@@ -1,0 +1,141 @@
+// Reductions on the CUDA backend: warp-shuffle tree reductions.
+//
+// Each thread accumulates its grid-stride share in double; a block combines
+// its threads with warp shuffles (a fixed tree), writing one partial per
+// block; a second one-block launch combines the partials the same way. Small
+// inputs take one block and one launch. The tree depends only on the input
+// size, the block size and the SM count, so results are deterministic.
+#include <stdint.h>
+
+#include <utility>
+
+#include "../common/backends.hpp"
+#include "check.cuh"
+#include "gpuvec/ops.hpp"
+#include "launch.cuh"
+
+namespace gpuvec::cuda {
+namespace {
+
+using ops::Accumulator;
+
+constexpr unsigned kFullMask = 0xffffffffu;
+
+__device__ __forceinline__ Accumulator warp_total(Accumulator v) {
+#pragma unroll
+  for (int offset = 16; offset > 0; offset >>= 1) v += __shfl_down_sync(kFullMask, v, offset);
+  return v;
+}
+
+// The block's total, valid in thread 0. blockDim.x is a multiple of 32.
+__device__ __forceinline__ Accumulator block_total(Accumulator v) {
+  __shared__ Accumulator warp_totals[32];
+  const int lane = threadIdx.x % 32;
+  const int warp = threadIdx.x / 32;
+  v = warp_total(v);
+  if (lane == 0) warp_totals[warp] = v;
+  __syncthreads();
+  if (warp == 0) {
+    v = lane < static_cast<int>(blockDim.x / 32) ? warp_totals[lane] : Accumulator(0);
+    v = warp_total(v);
+  }
+  return v;
+}
+
+template <int N, class Term, class... In, size_t... K>
+__device__ __forceinline__ Accumulator term_at(const Layout<N>& L, int64_t i, Term term,
+                                               std::index_sequence<K...>, const In*... in) {
+  if (L.ndim == 1) return term(in[i * L.strides[K][0]]...);
+  int64_t off[N];
+  L.offsets(i, off);
+  return term(in[off[K]]...);
+}
+
+// One partial per block into partial[blockIdx.x] (of type Out: the final
+// result type when the grid is one block, the accumulator otherwise).
+template <bool Contiguous, int N, class Out, class Term, class... In>
+__global__ void reduce_blocks(const Layout<N> L, Term term, Out* partial, const In*... in) {
+  Accumulator acc = 0;
+  const int64_t step = static_cast<int64_t>(gridDim.x) * blockDim.x;
+  for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < L.size;
+       i += step) {
+    if constexpr (Contiguous) {
+      acc += term(in[i]...);
+    } else {
+      acc += term_at(L, i, term, std::index_sequence_for<In...>{}, in...);
+    }
+  }
+  acc = block_total(acc);
+  if (threadIdx.x == 0) partial[blockIdx.x] = static_cast<Out>(acc);
+}
+
+template <class T>
+__global__ void reduce_partials(const Accumulator* partial, int count, T* result) {
+  Accumulator acc = 0;
+  for (int i = threadIdx.x; i < count; i += blockDim.x) acc += partial[i];
+  acc = block_total(acc);
+  if (threadIdx.x == 0) *result = static_cast<T>(acc);
+}
+
+template <bool Contiguous, int N, class Out, class Term, class... In>
+void launch_blocks(int blocks, int threads, cudaStream_t s, const Layout<N>& L, Term term,
+                   Out* partial, const In*... in) {
+  reduce_blocks<Contiguous><<<blocks, threads, 0, s>>>(L, term, partial, in...);
+  check_launch("reduce_blocks");
+}
+
+template <int N, class T, class Term, class... In>
+void reduce(const Layout<N>& L, Term term, T* result, int threads_per_block, gpuvec_stream stream,
+            const In*... in) {
+  const int threads = block_size(threads_per_block);
+  const cudaStream_t s = as_cuda_stream(stream);
+  const bool contiguous = L.contiguous();
+  // Each thread of a multi-block launch should sum several elements, and
+  // there are at most 4 blocks per SM: the partials stay few.
+  const int blocks = grid_size((L.size + 7) / 8, threads, 4);
+  if (blocks == 1) {
+    if (contiguous)
+      launch_blocks<true>(1, threads, s, L, term, result, in...);
+    else
+      launch_blocks<false>(1, threads, s, L, term, result, in...);
+    return;
+  }
+  // The partials live in stream-ordered memory: freed after the last kernel
+  // in stream order, reused by the next call without a cudaMalloc.
+  void* partial = nullptr;
+  GPUVEC_CUDA_CHECK(cudaMallocAsync(&partial, blocks * sizeof(Accumulator), s));
+  auto* acc = static_cast<Accumulator*>(partial);
+  try {
+    if (contiguous)
+      launch_blocks<true>(blocks, threads, s, L, term, acc, in...);
+    else
+      launch_blocks<false>(blocks, threads, s, L, term, acc, in...);
+    reduce_partials<<<1, threads, 0, s>>>(acc, blocks, result);
+    check_launch("reduce_partials");
+  } catch (...) {
+    cudaFreeAsync(partial, s);
+    throw;
+  }
+  GPUVEC_CUDA_CHECK(cudaFreeAsync(partial, s));
+}
+
+}  // namespace
+
+template <class T>
+void sum(const Layout<1>& L, const T* x, T* result, int threads_per_block, gpuvec_stream stream) {
+  reduce(L, ops::SumTerm{}, result, threads_per_block, stream, x);
+}
+
+template <class T>
+void dot(const Layout<2>& L, const T* x, const T* y, T* result, int threads_per_block,
+         gpuvec_stream stream) {
+  reduce(L, ops::DotTerm{}, result, threads_per_block, stream, x, y);
+}
+
+template void sum<float>(const Layout<1>&, const float*, float*, int, gpuvec_stream);
+template void sum<double>(const Layout<1>&, const double*, double*, int, gpuvec_stream);
+template void dot<float>(const Layout<2>&, const float*, const float*, float*, int, gpuvec_stream);
+template void dot<double>(const Layout<2>&, const double*, const double*, double*, int,
+                          gpuvec_stream);
+
+}  // namespace gpuvec::cuda

@@ -1,0 +1,187 @@
+// Devices, memory and streams on the CUDA backend (see gpuvec/runtime.h).
+#include <cuda_runtime.h>
+#include <stdint.h>
+
+#include <atomic>
+#include <cstdio>
+#include <cstring>
+#include <string>
+
+#include "../common/error.hpp"
+#include "check.cuh"
+#include "gpuvec/runtime.h"
+#include "launch.cuh"
+
+namespace gpuvec::cuda {
+
+namespace {
+
+constexpr int kMaxDevices = 64;
+// Device attributes, cached per device: 0 until first asked.
+std::atomic<int> sm_counts[kMaxDevices];
+std::atomic<int> max_threads[kMaxDevices];
+std::atomic<bool> pool_configured[kMaxDevices];
+
+int current_device() {
+  int device = 0;
+  GPUVEC_CUDA_CHECK(cudaGetDevice(&device));
+  if (device < 0 || device >= kMaxDevices) {
+    throw Error(GPUVEC_ERROR_INTERNAL, "device ordinal " + std::to_string(device) +
+                                           " is beyond gpuvec's limit of 64 devices");
+  }
+  return device;
+}
+
+// By default CUDA's stream-ordered pool returns freed memory to the driver at
+// every synchronization. Keeping it instead makes the pool a caching
+// allocator: a repeated allocation of the same size never calls cudaMalloc.
+void keep_freed_memory_cached(int device) {
+  if (pool_configured[device].load(std::memory_order_acquire)) return;
+  cudaMemPool_t pool;
+  GPUVEC_CUDA_CHECK(cudaDeviceGetDefaultMemPool(&pool, device));
+  uint64_t keep_all = UINT64_MAX;
+  GPUVEC_CUDA_CHECK(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep_all));
+  pool_configured[device].store(true, std::memory_order_release);
+}
+
+}  // namespace
+
+int multiprocessor_count() {
+  const int device = current_device();
+  int count = sm_counts[device].load(std::memory_order_relaxed);
+  if (count == 0) {
+    GPUVEC_CUDA_CHECK(cudaDeviceGetAttribute(&count, cudaDevAttrMultiProcessorCount, device));
+    sm_counts[device].store(count, std::memory_order_relaxed);
+  }
+  return count;
+}
+
+int block_size(int threads_per_block) {
+  if (threads_per_block == 0) return kDefaultThreadsPerBlock;
+  const int device = current_device();
+  int limit = max_threads[device].load(std::memory_order_relaxed);
+  if (limit == 0) {
+    GPUVEC_CUDA_CHECK(cudaDeviceGetAttribute(&limit, cudaDevAttrMaxThreadsPerBlock, device));
+    max_threads[device].store(limit, std::memory_order_relaxed);
+  }
+  if (threads_per_block > limit) {
+    throw Error(
+        GPUVEC_ERROR_CUDA,
+        "invalid configuration argument: threads_per_block=" + std::to_string(threads_per_block) +
+            " exceeds the limit of " + std::to_string(limit),
+        cudaErrorInvalidConfiguration, cudaGetErrorName(cudaErrorInvalidConfiguration));
+  }
+  return threads_per_block;
+}
+
+}  // namespace gpuvec::cuda
+
+using gpuvec::guard;
+using gpuvec::cuda::as_cuda_stream;
+
+extern "C" {
+
+int gpuvec_cuda_built(void) { return 1; }
+
+gpuvec_status gpuvec_cuda_versions(int* runtime_version, int* driver_version) {
+  return guard([&] {
+    *runtime_version = 0;
+    *driver_version = 0;
+    GPUVEC_CUDA_CHECK(cudaRuntimeGetVersion(runtime_version));
+    GPUVEC_CUDA_CHECK(cudaDriverGetVersion(driver_version));
+  });
+}
+
+gpuvec_status gpuvec_cuda_device_count(int* count) {
+  return guard([&] {
+    *count = 0;
+    GPUVEC_CUDA_CHECK(cudaGetDeviceCount(count));
+  });
+}
+
+gpuvec_status gpuvec_cuda_device_info(int device, gpuvec_device_info* info) {
+  return guard([&] {
+    cudaDeviceProp prop;
+    GPUVEC_CUDA_CHECK(cudaGetDeviceProperties(&prop, device));
+    std::memset(info, 0, sizeof(*info));
+    std::snprintf(info->name, sizeof(info->name), "%s", prop.name);
+    info->major = prop.major;
+    info->minor = prop.minor;
+    info->total_memory = prop.totalGlobalMem;
+    info->multiprocessors = prop.multiProcessorCount;
+    info->max_threads_per_block = prop.maxThreadsPerBlock;
+    info->warp_size = prop.warpSize;
+    info->l2_cache_bytes = prop.l2CacheSize;
+  });
+}
+
+gpuvec_status gpuvec_cuda_get_device(int* device) {
+  return guard([&] { GPUVEC_CUDA_CHECK(cudaGetDevice(device)); });
+}
+
+gpuvec_status gpuvec_cuda_set_device(int device) {
+  return guard([&] { GPUVEC_CUDA_CHECK(cudaSetDevice(device)); });
+}
+
+gpuvec_status gpuvec_cuda_mem_info(size_t* free_bytes, size_t* total_bytes) {
+  return guard([&] { GPUVEC_CUDA_CHECK(cudaMemGetInfo(free_bytes, total_bytes)); });
+}
+
+gpuvec_status gpuvec_cuda_alloc(size_t bytes, gpuvec_stream stream, void** ptr) {
+  return guard([&] {
+    *ptr = nullptr;
+    const cudaStream_t s = as_cuda_stream(stream);
+    gpuvec::cuda::keep_freed_memory_cached(gpuvec::cuda::current_device());
+    cudaError_t err = cudaMallocAsync(ptr, bytes, s);
+    if (err == cudaErrorMemoryAllocation) {
+      // Out of memory: hand the cached blocks back to the driver and try once more.
+      cudaGetLastError();
+      int device = 0;
+      cudaMemPool_t pool;
+      GPUVEC_CUDA_CHECK(cudaGetDevice(&device));
+      GPUVEC_CUDA_CHECK(cudaDeviceGetDefaultMemPool(&pool, device));
+      GPUVEC_CUDA_CHECK(cudaStreamSynchronize(s));
+      GPUVEC_CUDA_CHECK(cudaMemPoolTrimTo(pool, 0));
+      err = cudaMallocAsync(ptr, bytes, s);
+    }
+    if (err == cudaErrorMemoryAllocation) {
+      cudaGetLastError();
+      throw gpuvec::Error(GPUVEC_ERROR_OUT_OF_MEMORY,
+                          "out of device memory allocating " + std::to_string(bytes) + " bytes",
+                          static_cast<int>(err), cudaGetErrorName(err));
+    }
+    gpuvec::cuda::check(err, "cudaMallocAsync");
+  });
+}
+
+gpuvec_status gpuvec_cuda_free(void* ptr, gpuvec_stream stream) {
+  return guard([&] {
+    if (ptr != nullptr) GPUVEC_CUDA_CHECK(cudaFreeAsync(ptr, as_cuda_stream(stream)));
+  });
+}
+
+gpuvec_status gpuvec_cuda_copy_to_device(void* dst, const void* src, size_t bytes,
+                                         gpuvec_stream stream) {
+  return guard([&] {
+    GPUVEC_CUDA_CHECK(
+        cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, as_cuda_stream(stream)));
+  });
+}
+
+gpuvec_status gpuvec_cuda_copy_to_host(void* dst, const void* src, size_t bytes,
+                                       gpuvec_stream stream) {
+  return guard([&] {
+    GPUVEC_CUDA_CHECK(
+        cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost, as_cuda_stream(stream)));
+  });
+}
+
+gpuvec_status gpuvec_cuda_stream_synchronize(gpuvec_stream stream) {
+  return guard([&] { GPUVEC_CUDA_CHECK(cudaStreamSynchronize(as_cuda_stream(stream))); });
+}
+
+gpuvec_status gpuvec_cuda_device_synchronize(void) {
+  return guard([&] { GPUVEC_CUDA_CHECK(cudaDeviceSynchronize()); });
+}
+
+}  // extern "C"

@@ -1,0 +1,62 @@
+/* Backends, devices, memory and streams: everything that is not an op. */
+#ifndef GPUVEC_RUNTIME_H
+#define GPUVEC_RUNTIME_H
+
+#include <stddef.h>
+
+#include "gpuvec/status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Which backend an op runs on; its pointers are host pointers for HOST and
+ * device pointers for CUDA. */
+typedef enum gpuvec_backend { GPUVEC_BACKEND_HOST = 0, GPUVEC_BACKEND_CUDA = 1 } gpuvec_backend;
+
+/* A CUDA stream (cudaStream_t); NULL is the default stream. */
+typedef void* gpuvec_stream;
+
+typedef struct gpuvec_device_info {
+  char name[256];
+  int major; /* compute capability */
+  int minor;
+  size_t total_memory; /* bytes */
+  int multiprocessors;
+  int max_threads_per_block;
+  int warp_size;
+  int l2_cache_bytes;
+} gpuvec_device_info;
+
+/* 1 when this build contains the CUDA backend, else 0. Never fails. */
+int gpuvec_cuda_built(void);
+
+/* Versions as CUDA encodes them (1000 * major + 10 * minor); 0 where unknown. */
+gpuvec_status gpuvec_cuda_versions(int* runtime_version, int* driver_version);
+
+/* Number of usable CUDA devices. Fails (with CUDA's reason) when there is no
+ * driver or no device, which is how the backend choice learns why. */
+gpuvec_status gpuvec_cuda_device_count(int* count);
+gpuvec_status gpuvec_cuda_device_info(int device, gpuvec_device_info* info);
+gpuvec_status gpuvec_cuda_get_device(int* device);
+gpuvec_status gpuvec_cuda_set_device(int device);
+gpuvec_status gpuvec_cuda_mem_info(size_t* free_bytes, size_t* total_bytes);
+
+/* Stream-ordered device memory: freed memory is reused by later allocations
+ * on the same stream without another cudaMalloc. */
+gpuvec_status gpuvec_cuda_alloc(size_t bytes, gpuvec_stream stream, void** ptr);
+gpuvec_status gpuvec_cuda_free(void* ptr, gpuvec_stream stream);
+
+/* Copies between host and device memory, ordered on the stream. */
+gpuvec_status gpuvec_cuda_copy_to_device(void* dst, const void* src, size_t bytes,
+                                         gpuvec_stream stream);
+gpuvec_status gpuvec_cuda_copy_to_host(void* dst, const void* src, size_t bytes,
+                                       gpuvec_stream stream);
+gpuvec_status gpuvec_cuda_stream_synchronize(gpuvec_stream stream);
+gpuvec_status gpuvec_cuda_device_synchronize(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* GPUVEC_RUNTIME_H */

@@ -1,0 +1,145 @@
+"""Choosing the backend: CUDA where a usable device exists, the host otherwise.
+
+The choice is made once, at import. ``GPUVEC_BACKEND=cuda|host|auto`` in the
+environment overrides it, and :func:`set_backend` changes it at run time.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import warnings
+
+from gpuvec import _core
+from gpuvec._errors import CudaError, HostFallbackWarning
+
+BACKENDS = ("cuda", "host")
+_CODES = {"cuda": _core.BACKEND_CUDA, "host": _core.BACKEND_HOST}
+_current = {"name": "host", "code": _core.BACKEND_HOST}
+
+
+@functools.cache
+def _cuda_unusable_reason() -> str | None:
+    """Why the CUDA backend cannot run here, or None when it can."""
+    if not _core.cuda_built():
+        return (
+            "gpuvec was built without its CUDA backend (nvcc was not found at build time, "
+            "or the build used -Dcuda=disabled)"
+        )
+    try:
+        count = _core.cuda_device_count()
+    except CudaError as exc:
+        if exc.name == "cudaErrorInsufficientDriver":
+            return f"no NVIDIA driver new enough for CUDA was found ({exc})"
+        if exc.name == "cudaErrorNoDevice":
+            return "no CUDA device was found"
+        return f"CUDA cannot run here: {exc}"
+    return None if count > 0 else "no CUDA device was found"
+
+
+def is_available() -> bool:
+    """Whether the CUDA backend can run on this machine.
+
+    The answer is cached; the first call asks the CUDA driver, which takes
+    milliseconds.
+
+    Examples
+    --------
+    >>> import gpuvec
+    >>> gpuvec.is_available() in (True, False)
+    True
+    """
+    return _cuda_unusable_reason() is None
+
+
+def backend() -> str:
+    """The name of the active backend: ``"cuda"`` or ``"host"``.
+
+    Examples
+    --------
+    >>> import gpuvec
+    >>> gpuvec.backend() in ("cuda", "host")
+    True
+    """
+    return _current["name"]
+
+
+def backend_code() -> int:
+    """The active backend as the C ABI's enum value."""
+    return _current["code"]
+
+
+def set_backend(name: str) -> str:
+    """Selects the backend ops run on, and returns the previous one.
+
+    Parameters
+    ----------
+    name : {"cuda", "host", "auto"}
+        ``"auto"`` picks CUDA when it can run, else the host.
+
+    Raises
+    ------
+    CudaError
+        ``"cuda"`` was asked for but cannot run; the message says why.
+
+    Examples
+    --------
+    >>> import gpuvec
+    >>> previous = gpuvec.set_backend("host")
+    >>> gpuvec.backend()
+    'host'
+    >>> _ = gpuvec.set_backend(previous)
+    """
+    previous = _current["name"]
+    key = str(name).strip().lower()
+    if key == "auto":
+        key = "cuda" if is_available() else "host"
+    if key not in BACKENDS:
+        raise ValueError(f"backend must be 'cuda', 'host' or 'auto', got {name!r}")
+    if key == "cuda" and not is_available():
+        raise CudaError(f"the cuda backend was asked for, but {_cuda_unusable_reason()}")
+    _current["name"], _current["code"] = key, _CODES[key]
+    return previous
+
+
+def choose_at_import() -> None:
+    """Applies GPUVEC_BACKEND, or picks automatically and warns once on fallback."""
+    requested = os.environ.get("GPUVEC_BACKEND", "auto").strip().lower() or "auto"
+    if requested not in ("auto", *BACKENDS):
+        raise ValueError(f"GPUVEC_BACKEND must be 'cuda', 'host' or 'auto', got {requested!r}")
+    if requested == "cuda" and not is_available():
+        raise CudaError(f"GPUVEC_BACKEND=cuda, but {_cuda_unusable_reason()}")
+    set_backend(requested)
+    if requested == "auto" and not is_available():
+        warnings.warn(
+            f"gpuvec runs on the host backend: {_cuda_unusable_reason()}. Results are the "
+            "same, only slower; set GPUVEC_BACKEND=host to silence this warning.",
+            HostFallbackWarning,
+            stacklevel=3,
+        )
+
+
+def devices() -> list[dict]:
+    """The usable CUDA devices and their properties (empty without CUDA).
+
+    Examples
+    --------
+    >>> import gpuvec
+    >>> all("name" in d for d in gpuvec.devices())
+    True
+    """
+    if not is_available():
+        return []
+    return [_core.cuda_device_info(i) for i in range(_core.cuda_device_count())]
+
+
+def synchronize() -> None:
+    """Waits until all queued GPU work has finished (a no-op on the host backend).
+
+    Examples
+    --------
+    >>> import gpuvec
+    >>> gpuvec.synchronize()
+    """
+    if backend() == "cuda":
+        _core.cuda_synchronize()

@@ -1,0 +1,13 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
+"""gpuvec's compiled core: the Cython wrappers around the C ABI.
+
+One extension module, written in a few files that are included here, so that
+the C ABI's state (the CUDA runtime, the last-error message) exists once.
+Everything here is private: the public, validating API is in gpuvec/*.py.
+"""
+
+from gpuvec._abi cimport *
+
+include "_check.pxi"
+include "_runtime.pxi"
+include "_ops.pxi"

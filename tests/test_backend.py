@@ -1,0 +1,115 @@
+"""Choosing the backend: automatic, by environment variable, at run time."""
+
+import os
+import subprocess
+import sys
+import time
+
+import pytest
+
+import gpuvec
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def run_python(code, **env):
+    """Runs code in a fresh interpreter outside the source tree."""
+    environment = {**os.environ, **env}
+    return subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        env=environment,
+        cwd=os.path.dirname(ROOT),
+        timeout=120,
+    )
+
+
+def test_backend_names():
+    assert gpuvec.backend() in ("cuda", "host")
+    assert gpuvec.is_available() == (
+        gpuvec.backend() == "cuda" or os.environ.get("GPUVEC_BACKEND") == "host"
+    )
+
+
+def test_is_available_is_fast():
+    start = time.perf_counter()
+    for _ in range(100):
+        gpuvec.is_available()
+    assert time.perf_counter() - start < 0.5
+
+
+def test_set_backend_round_trip():
+    previous = gpuvec.set_backend("host")
+    try:
+        assert gpuvec.backend() == "host"
+        assert gpuvec.set_backend("auto") == "host"
+        assert gpuvec.backend() == ("cuda" if gpuvec.is_available() else "host")
+    finally:
+        gpuvec.set_backend(previous)
+
+
+def test_set_backend_rejects_unknown_names():
+    with pytest.raises(ValueError, match="backend must be 'cuda', 'host' or 'auto', got 'tpu'"):
+        gpuvec.set_backend("tpu")
+
+
+def test_env_host_selects_host_without_warning():
+    result = run_python(
+        "import warnings; warnings.simplefilter('error');import gpuvec; print(gpuvec.backend())",
+        GPUVEC_BACKEND="host",
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "host"
+
+
+def test_env_rejects_unknown_value():
+    result = run_python("import gpuvec", GPUVEC_BACKEND="gpu")
+    assert result.returncode != 0
+    assert "GPUVEC_BACKEND must be 'cuda', 'host' or 'auto', got 'gpu'" in result.stderr
+
+
+def test_auto_fallback_warns_once_with_the_reason():
+    if gpuvec.is_available():
+        pytest.skip("CUDA is usable here, so there is no fallback to warn about")
+    code = (
+        "import warnings\n"
+        "with warnings.catch_warnings(record=True) as caught:\n"
+        "    warnings.simplefilter('always')\n"
+        "    import gpuvec, numpy\n"
+        "    gpuvec.add(numpy.ones(3), 1.0); gpuvec.sum([1.0])\n"
+        "kinds = [w.category.__name__ for w in caught]\n"
+        "print(kinds.count('HostFallbackWarning'), caught[0].message)\n"
+    )
+    result = run_python(code, GPUVEC_BACKEND="auto")
+    assert result.returncode == 0, result.stderr
+    count, message = result.stdout.split(" ", 1)
+    assert count == "1"
+    assert "host backend" in message
+
+
+def test_asking_for_cuda_without_it_is_a_cuda_error():
+    if gpuvec.is_available():
+        pytest.skip("CUDA is usable here")
+    with pytest.raises(gpuvec.CudaError, match="the cuda backend was asked for, but"):
+        gpuvec.set_backend("cuda")
+    result = run_python("import gpuvec", GPUVEC_BACKEND="cuda")
+    assert result.returncode != 0
+    assert "CudaError" in result.stderr
+    assert "GPUVEC_BACKEND=cuda, but" in result.stderr
+
+
+def test_devices_describe_each_gpu():
+    devices = gpuvec.devices()
+    if not gpuvec.is_available():
+        assert devices == []
+        return
+    assert devices
+    for d in devices:
+        assert d["name"]
+        assert d["compute_capability"] >= (7, 5)
+        assert d["total_memory"] > 0
+
+
+def test_synchronize():
+    gpuvec.synchronize()

@@ -1,0 +1,24 @@
+"""The Examples sections of the docstrings run and give what they show."""
+
+import doctest
+import importlib
+
+import pytest
+
+MODULES = [
+    "gpuvec",
+    "gpuvec._backend",
+    "gpuvec._dtypes",
+    "gpuvec._errors",
+    "gpuvec._operands",
+    "gpuvec.elementwise",
+    "gpuvec.reductions",
+]
+
+
+@pytest.mark.parametrize("name", MODULES)
+def test_docstring_examples(backend, name):
+    module = importlib.import_module(name)
+    result = doctest.testmod(module, optionflags=doctest.NORMALIZE_WHITESPACE)
+    assert result.attempted > 0, f"{name} has no examples"
+    assert result.failed == 0
