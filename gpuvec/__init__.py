@@ -11,6 +11,13 @@ Examples
 array([1., 2., 3.])
 """
 
+import pkgutil
+
+# Run from a source checkout (`python3 -m gpuvec` in the repository root),
+# Python finds this folder first, and it holds no compiled core. extend_path
+# adds the installed package's folder, so the compiled parts come from there.
+__path__ = pkgutil.extend_path(__path__, __name__)
+
 from gpuvec._backend import backend, devices, is_available, set_backend, synchronize
 from gpuvec._errors import CudaError, GpuvecError, HostFallbackWarning, OutOfMemoryError
 from gpuvec.elementwise import add, axpy, divide, multiply, scale, subtract
