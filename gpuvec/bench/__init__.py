@@ -1,0 +1,55 @@
+"""gpuvec's benchmark harness: its speed next to CuPy, PyTorch and NumPy, in one run.
+
+``python3 -m gpuvec.bench`` (``--help`` for the options) times, on device
+data, ``add``, ``axpy``, ``sum``, ``dot`` and ``norm`` over sizes 2^10 to
+2^28 in float32 and float64, an add of step-2 views and a row sum of a
+4096x4096 matrix; the latency of one tiny add and of one tiny sum returned
+as a Python float; and NumPy-in, NumPy-out ``add`` and ``sum`` of float64
+2^24 vectors, native and in float32. It measures the device copy bandwidth
+in the same run, as the limit the bandwidth figures are compared with, and
+each peer that imports the same way. Every benchmark also checks gpuvec's
+result against NumPy once; the command exits with status 1 if any
+disagrees. Where there is no GPU it runs on the host backend and compares
+with NumPy alone.
+
+It writes ``bench.json`` (every number), ``bench.md`` (a table) and
+``bench.png`` (GB/s against size). From a notebook:
+
+>>> import gpuvec.bench
+>>> results = gpuvec.bench.run(ops="add,tiny_add", quick=True, progress=False)
+>>> results["correct"]
+True
+>>> fig = gpuvec.bench.plot(results)  # a matplotlib Figure
+
+``bench.json`` (schema ``"gpuvec.bench/1"``) holds ``schema``, ``date``,
+``command``, ``backend``, ``device`` (properties), ``host``, ``versions``,
+``settings``, ``timing`` (how each kind was timed), ``peers_skipped``
+(name: reason), ``copy`` (``n``, ``dtype``, ``bytes``, ``reference``,
+``reference_gbps`` and per library ``results``), ``rows``, ``skipped``
+(``op``, ``n``, ``dtype``, ``reason``), ``notes`` and ``correct`` (all rows
+right) and ``elapsed_s``. Each row has ``op``, ``kind`` (``bandwidth``, ``latency`` or
+``roundtrip``), ``n``, ``shape``, ``dtype``, ``bytes``, ``correct``,
+``max_rel_error``, ``tolerance``, ``error`` and ``results``: per library,
+``how`` (the code timed), ``median_ms``, ``min_ms``, ``runs``,
+``times_ms`` (every run; per call for latency rows), ``gbps``,
+``pct_copy`` and, for peers, ``ratio`` (peer time over gpuvec time: above
+1, gpuvec is faster), or ``error`` where the library failed.
+"""
+
+from gpuvec.bench._cli import main
+from gpuvec.bench._report import plot, table, to_markdown, write
+from gpuvec.bench._suite import DTYPES, OPS, PEERS, SCHEMA, parse_sizes, run
+
+__all__ = [
+    "DTYPES",
+    "OPS",
+    "PEERS",
+    "SCHEMA",
+    "main",
+    "parse_sizes",
+    "plot",
+    "run",
+    "table",
+    "to_markdown",
+    "write",
+]

@@ -1,0 +1,309 @@
+"""Reports of a run: a Markdown table, a plot, and the files that hold them."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from gpuvec.bench._suite import DTYPES, PEERS, SWEEP_OPS
+
+MICRO = "\u00b5"
+_TITLES = {
+    "add": "add",
+    "axpy": "axpy (2x + y)",
+    "sum": "sum",
+    "dot": "dot",
+    "norm": "norm",
+    "add_step2": "add of step-2 views (useful GB/s)",
+}
+_COLORS = {"gpuvec": "C0", "cupy": "C1", "torch": "C2", "numpy": "C3"}
+# The sizes the short summary keeps: those of the peers' table in the project's notes.
+SUMMARY_SIZES = (1 << 20, 1 << 24, 1 << 28)
+
+
+def _time(ms) -> str:
+    if ms is None:
+        return "-"
+    if ms < 1:
+        return f"{ms * 1e3:.2f} {MICRO}s"
+    if ms < 1000:
+        return f"{ms:.3f} ms"
+    return f"{ms / 1e3:.2f} s"
+
+
+def _size(row) -> str:
+    if len(row["shape"]) > 1:
+        return "x".join(str(s) for s in row["shape"])
+    n = row["n"]
+    return f"2^{n.bit_length() - 1}" if n > 1 and n & (n - 1) == 0 else f"{n:,}"
+
+
+def _peers_in(results) -> list[str]:
+    present = {name for row in results["rows"] for name in row["results"]}
+    return [name for name in PEERS if name in present]
+
+
+def _figure(row, entry) -> str:
+    """A library's cell: GB/s, or the time per call for latency rows; its error if it failed."""
+    if entry is None:
+        return "-"
+    if "error" in entry:
+        return "error"
+    if row["kind"] == "latency" or entry.get("gbps") is None:
+        return _time(entry.get("median_ms"))
+    return f"{entry['gbps']:.1f}"
+
+
+def _dtype(row) -> str:
+    source = row.get("input_dtype")
+    return row["dtype"] if source in (None, row["dtype"]) else f"{row['dtype']} (from {source})"
+
+
+def table(results, sizes=None) -> str:
+    """The Markdown table of a run: one row per benchmark, size and dtype.
+
+    Parameters
+    ----------
+    results : dict
+        From :func:`gpuvec.bench.run` (or a ``bench.json`` loaded back).
+    sizes : collection of int, optional
+        Keep only the swept rows of these sizes (the other rows stay).
+
+    Returns
+    -------
+    str
+        The table, with columns for gpuvec's time, GB/s and percent of the
+        device copy bandwidth, each peer's GB/s (time, for latency rows)
+        and gpuvec/peer (gpuvec's speed over the peer's: above 1, gpuvec
+        is faster), and whether gpuvec's result agreed with NumPy.
+    """
+    peers = _peers_in(results)
+    header = ["benchmark", "size", "dtype", "gpuvec time", "gpuvec GB/s", "% of copy"]
+    for peer in peers:
+        header += [f"{peer} GB/s", f"gpuvec/{peer}"]
+    header.append("correct")
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * 3 + "---:|" * (len(header) - 4)]
+    lines[-1] += "---|"
+    for row in results["rows"]:
+        if sizes is not None and row["op"] in SWEEP_OPS and row["n"] not in sizes:
+            continue
+        ours = row["results"].get("gpuvec")
+        cells = [row["op"], _size(row), _dtype(row)]
+        if ours is None or "median_ms" not in ours:
+            cells += ["error", "-", "-"]
+        else:
+            latency = row["kind"] == "latency"
+            cells.append(_time(ours["median_ms"]) + ("/call" if latency else ""))
+            cells.append("-" if latency or ours.get("gbps") is None else f"{ours['gbps']:.1f}")
+            pct = ours.get("pct_copy")
+            cells.append("-" if pct is None else f"{pct:.1f}%")
+        for peer in peers:
+            entry = row["results"].get(peer)
+            cells.append(_figure(row, entry))
+            ratio = None if entry is None else entry.get("ratio")
+            cells.append("-" if ratio is None else f"{ratio:.2f}")
+        cells.append("yes" if row["correct"] else "**NO**")
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def to_markdown(results, sizes=None) -> str:
+    """The report of a run in Markdown: where and how it ran, the table, what was skipped.
+
+    Parameters
+    ----------
+    results : dict
+        From :func:`gpuvec.bench.run`.
+    sizes : collection of int, optional
+        As for :func:`table`: keep only the swept rows of these sizes.
+
+    Returns
+    -------
+    str
+        The Markdown text of ``bench.md``.
+    """
+    device = results["device"].get("name", "?")
+    versions = ", ".join(f"{k} {v}" for k, v in results["versions"].items())
+    settings = results["settings"]
+    copy = results.get("copy", {})
+    lines = [
+        "# gpuvec benchmarks",
+        "",
+        f"- device: {device} (gpuvec backend `{results['backend']}`)",
+        f"- date: {results['date']} ({results.get('elapsed_s')} s)",
+        f"- command: `{results['command']}`",
+        f"- versions: {versions}",
+    ]
+    if copy.get("results"):
+        measured = ", ".join(
+            f"{name} `{entry['how']}` "
+            + ("failed" if "error" in entry else f"{entry['gbps']:.1f} GB/s")
+            for name, entry in copy["results"].items()
+        )
+        lines.append(
+            f"- copy bandwidth ({copy['n']:,} float32, read + write): {measured}; "
+            f"'% of copy' is of {copy.get('reference') or 'none'}'s"
+        )
+    lines += [
+        f"- timing: {results['timing']['bandwidth']}; up to {settings['repeat']} runs after "
+        f"{settings['warmup']} warm-up runs, at most {settings['max_seconds']} s each way",
+        f"- latency rows: {results['timing']['latency']} ({settings['tiny_calls']} calls "
+        f"x {settings['tiny_batches']} batches)",
+        f"- roundtrip rows: {results['timing']['roundtrip']}; GB/s counts the host arrays",
+        "- GB/s: bytes of every input read once and every output written once, over the "
+        "median time; gpuvec/peer: gpuvec's speed over the peer's (above 1, gpuvec is faster)",
+        "",
+        table(results, sizes),
+    ]
+    skipped = results.get("skipped", [])
+    if skipped or results.get("peers_skipped"):
+        lines += ["", "## Not measured", ""]
+        for name, reason in results.get("peers_skipped", {}).items():
+            lines.append(f"- {name}: {reason}")
+        for item in skipped:
+            size = _size({"shape": [0], "n": item["n"]}) if item["n"] else None
+            where = " ".join(part for part in (item["op"], size, item["dtype"]) if part)
+            lines.append(f"- {where}: {item['reason']}")
+    problems = [
+        f"- {row['op']} {_size(row)} {row['dtype']}: "
+        f"{row['error'] or 'the result disagrees with NumPy'} "
+        f"(max relative error {row['max_rel_error']}, tolerance {row['tolerance']:.3g})"
+        for row in results["rows"]
+        if not row["correct"]
+    ]
+    peer_errors = [
+        f"- {name}, {row['op']} {_size(row)} {row['dtype']}: {entry['error']}"
+        for row in results["rows"]
+        for name, entry in row["results"].items()
+        if "error" in entry
+    ]
+    if problems:
+        lines += ["", "## Incorrect results", "", *problems]
+    if peer_errors or results.get("notes"):
+        lines += ["", "## Notes", "", *peer_errors, *(f"- {n}" for n in results["notes"])]
+    return "\n".join(lines) + "\n"
+
+
+def plot(results, *, ops=None, dtypes=None):
+    """GB/s against size: one panel per swept op and dtype, one line per library.
+
+    Parameters
+    ----------
+    results : dict
+        From :func:`gpuvec.bench.run` (or a ``bench.json`` loaded back).
+    ops, dtypes : sequence of str, optional
+        The panels to draw; default every swept op and dtype in ``results``.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        A figure made without pyplot, so that a notebook shows it once, as
+        the cell's value, and a script can ``savefig`` it anywhere.
+
+    Examples
+    --------
+    >>> import gpuvec.bench
+    >>> results = gpuvec.bench.run(ops="add", quick=True, progress=False)
+    >>> fig = gpuvec.bench.plot(results)
+    >>> len(fig.axes)  # add, in float32 and float64
+    2
+    """
+    from matplotlib.figure import Figure
+    from matplotlib.ticker import FixedLocator, FuncFormatter
+
+    rows = [
+        row
+        for row in results["rows"]
+        if row["op"] in SWEEP_OPS and row["results"].get("gpuvec", {}).get("gbps")
+    ]
+    panel_ops = [op for op in SWEEP_OPS if any(r["op"] == op for r in rows)]
+    panel_dtypes = [d for d in DTYPES if any(r["dtype"] == d for r in rows)]
+    if ops is not None:
+        panel_ops = [op for op in panel_ops if op in ops]
+    if dtypes is not None:
+        panel_dtypes = [d for d in panel_dtypes if d in dtypes]
+    title = (
+        f"gpuvec {results['versions'].get('gpuvec', '')} on {results['device'].get('name', '?')}"
+        f" ({results['backend']} backend), {results['date'][:10]}"
+    )
+    if not panel_ops or not panel_dtypes:
+        fig = Figure(figsize=(6, 2))
+        ax = fig.subplots()
+        ax.axis("off")
+        ax.text(0.5, 0.5, "no swept benchmark in these results", ha="center", va="center")
+        fig.suptitle(title, fontsize=9)
+        return fig
+    reference = results.get("copy", {}).get("reference_gbps")
+    nrows, ncols = len(panel_ops), len(panel_dtypes)
+    fig = Figure(figsize=(5.2 * ncols, 3.3 * nrows), layout="constrained")
+    axes = fig.subplots(nrows, ncols, squeeze=False)
+    libraries = ["gpuvec", *PEERS]
+    for i, op in enumerate(panel_ops):
+        for j, dtype in enumerate(panel_dtypes):
+            ax = axes[i][j]
+            mine = [r for r in rows if r["op"] == op and r["dtype"] == dtype]
+            mine.sort(key=lambda r: r["n"])
+            exponents = set()
+            for name in libraries:
+                points = [
+                    (r["n"], r["results"][name]["gbps"])
+                    for r in mine
+                    if r["results"].get(name, {}).get("gbps")
+                ]
+                if points:
+                    xs, ys = zip(*points, strict=True)
+                    ax.plot(xs, ys, marker="o", ms=3, lw=1.4, label=name, color=_COLORS[name])
+                    exponents.update(n.bit_length() - 1 for n in xs if n & (n - 1) == 0)
+            if reference:
+                ax.axhline(reference, ls="--", lw=1, color="0.5", label="copy (the limit)")
+            ax.set_xscale("log", base=2)
+            ax.set_yscale("log")
+            if exponents:
+                step = 2 if len(exponents) > 10 else 1
+                ticks = [1 << k for k in sorted(exponents)[::step]]
+                ax.xaxis.set_major_locator(FixedLocator(ticks))
+                ax.xaxis.set_major_formatter(
+                    FuncFormatter(lambda x, _: f"$2^{{{int(x).bit_length() - 1}}}$")
+                )
+            ax.grid(True, which="both", alpha=0.3)
+            ax.set_title(f"{_TITLES[op]}, {dtype}", fontsize=10)
+            if i == nrows - 1:
+                ax.set_xlabel("elements")
+            if j == 0:
+                ax.set_ylabel("GB/s")
+            if i == 0 and j == 0:
+                ax.legend(fontsize=8)
+    fig.suptitle(title, fontsize=10)
+    return fig
+
+
+def write(results, out) -> dict[str, Path | None]:
+    """Writes ``bench.json``, ``bench.md`` and ``bench.png`` into the folder ``out``.
+
+    The PNG is left out, with a note on stderr, where matplotlib does not import.
+
+    Returns
+    -------
+    dict
+        ``json``, ``md`` and ``png``: the paths written (``png`` may be None).
+    """
+    import sys
+
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    paths: dict[str, Path | None] = {
+        "json": out / "bench.json",
+        "md": out / "bench.md",
+        "png": out / "bench.png",
+    }
+    # allow_nan=False: the file must be strict JSON for every reader, so no NaN slips in.
+    paths["json"].write_text(json.dumps(results, indent=1, allow_nan=False) + "\n")
+    paths["md"].write_text(to_markdown(results), encoding="utf-8")
+    try:
+        fig = plot(results)
+    except ImportError as exc:
+        print(f"bench.png not written: {exc} (pip install matplotlib)", file=sys.stderr)
+        paths["png"] = None
+    else:
+        fig.savefig(paths["png"], dpi=110)
+    return paths
