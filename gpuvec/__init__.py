@@ -19,33 +19,173 @@ import pkgutil
 __path__ = pkgutil.extend_path(__path__, __name__)
 
 from gpuvec._backend import backend, devices, is_available, set_backend, synchronize
+from gpuvec._backend import choose_at_import as _choose_backend_at_import
+from gpuvec._dtypes import get_precision, precision, set_precision
 from gpuvec._errors import CudaError, GpuvecError, HostFallbackWarning, OutOfMemoryError
-from gpuvec.elementwise import add, axpy, divide, multiply, scale, subtract
-from gpuvec.reductions import dot, sum
+from gpuvec.blas import asum, axpby, norm
+from gpuvec.creation import (
+    arange,
+    asarray,
+    asnumpy,
+    empty,
+    empty_like,
+    from_dlpack,
+    full,
+    full_like,
+    ones,
+    ones_like,
+    to_device,
+    zeros,
+    zeros_like,
+)
+from gpuvec.device import Device, current_device
+from gpuvec.device_array import DeviceArray
+from gpuvec.elementwise import (
+    add,
+    arctan2,
+    atan2,
+    axpy,
+    divide,
+    hypot,
+    maximum,
+    minimum,
+    multiply,
+    power,
+    scale,
+    subtract,
+)
+from gpuvec.memory import free_cached, memory_info
+from gpuvec.reductions import (
+    argmax,
+    argmin,
+    dot,
+    max,
+    mean,
+    min,
+    nanmean,
+    nansum,
+    prod,
+    std,
+    sum,
+    var,
+)
+from gpuvec.streams import Event, Stream, current_stream
+from gpuvec.unary import (
+    abs,
+    absolute,
+    clip,
+    cos,
+    exp,
+    expm1,
+    log,
+    log1p,
+    negative,
+    sigmoid,
+    sin,
+    sqrt,
+    tanh,
+    where,
+)
 
 __version__ = "0.1.0"
 
+
+def get_include() -> str:
+    """The folder of gpuvec's C headers, for extensions that call its C ABI.
+
+    Its ``gpuvec/gpuvec.h`` declares the ABI; ``gpuvec/_abi.pxd`` declares the
+    same to Cython (``from gpuvec._abi cimport *``).
+
+    Examples
+    --------
+    >>> import os, gpuvec
+    >>> os.path.isfile(os.path.join(gpuvec.get_include(), "gpuvec", "gpuvec.h"))
+    True
+    """
+    import os
+
+    from gpuvec import _core
+
+    return os.path.join(os.path.dirname(_core.__file__), "include")
+
+
 __all__ = [
     "CudaError",
+    "Device",
+    "DeviceArray",
+    "Event",
     "GpuvecError",
     "HostFallbackWarning",
     "OutOfMemoryError",
+    "Stream",
+    "abs",
+    "absolute",
     "add",
+    "arange",
+    "arctan2",
+    "argmax",
+    "argmin",
+    "asarray",
+    "asnumpy",
+    "asum",
+    "atan2",
+    "axpby",
     "axpy",
     "backend",
+    "clip",
+    "cos",
+    "current_device",
+    "current_stream",
     "devices",
     "divide",
     "dot",
+    "empty",
+    "empty_like",
+    "exp",
+    "expm1",
+    "free_cached",
+    "from_dlpack",
+    "full",
+    "full_like",
+    "get_include",
+    "get_precision",
+    "hypot",
     "is_available",
+    "log",
+    "log1p",
+    "max",
+    "maximum",
+    "mean",
+    "memory_info",
+    "min",
+    "minimum",
     "multiply",
+    "nanmean",
+    "nansum",
+    "negative",
+    "norm",
+    "ones",
+    "ones_like",
+    "power",
+    "precision",
+    "prod",
     "scale",
     "set_backend",
+    "set_precision",
+    "sigmoid",
+    "sin",
+    "sqrt",
+    "std",
     "subtract",
     "sum",
     "synchronize",
+    "tanh",
+    "to_device",
+    "var",
+    "where",
+    "zeros",
+    "zeros_like",
 ]
 
-from gpuvec import _backend as _backend_module
-
-_backend_module.choose_at_import()
-del _backend_module
+# Pick the backend (GPUVEC_BACKEND, or CUDA where it can run) and warn once on fallback.
+_choose_backend_at_import()

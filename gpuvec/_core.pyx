@@ -10,4 +10,13 @@ from gpuvec._abi cimport *
 
 include "_check.pxi"
 include "_runtime.pxi"
+include "_memory.pxi"
+include "_streams.pxi"
+include "_dlpack.pxi"
+include "_span.pxi"
+include "_staged.pxi"
 include "_ops.pxi"
+include "_fast.pxi"
+include "_ops_unary.pxi"
+include "_ops_blas.pxi"
+include "_ops_reduce.pxi"

@@ -1,28 +1,135 @@
 """The dtype policy: which inputs gpuvec takes and which dtype it computes in.
 
 gpuvec computes in float32 or float64. The result dtype is NumPy's
-``result_type`` of the inputs, mapped into those two:
+``result_type`` of the inputs, mapped into those two, unless a precision
+or a ``dtype=`` says otherwise:
 
-=========================================  ==========
-inputs                                     result
-=========================================  ==========
-all float32 (Python scalars do not count)  float32
-float16 (alone or with float32)            float32
-any float64                                float64
-ints or bools alone, or with float32       float64
-=========================================  ==========
+=================================================  ===============
+inputs                                             result
+=================================================  ===============
+all float32 (Python scalars do not count)          float32
+float16 (alone or with float32)                    float32
+float32 with bools or 8- or 16-bit ints            float32
+any float64                                        float64
+float32 with 32- or 64-bit ints                    float64
+ints or bools alone, or Python scalars alone       float64
+any inputs, under ``precision("float32")``         float32
+any inputs, under ``precision("float64")``         float64
+any inputs, with ``dtype=`` (wins over precision)  that dtype
+=================================================  ===============
 
-``dtype=np.float32`` (or ``np.float64``) overrides the result, casting the
-inputs: the classic GPU-tutorial way of running float64 data in float32.
+``dtype=np.float32`` (or ``np.float64``) overrides the result of one call,
+casting the inputs: the classic GPU-tutorial way of running float64 data in
+float32. :func:`set_precision` does the same for every call that follows,
+and ``with precision(...):`` for the calls inside the block.
 """
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import numbers
 
 import numpy as np
 
 SUPPORTED_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
+
+# The precision: set_precision changes the default, for every thread;
+# ``with precision(...)`` overrides it in the current thread (or asyncio
+# task) only, which is what a context variable holds. _UNSET: no override.
+_UNSET = object()
+_default_precision: dict[str, np.dtype | None] = {"dtype": None}
+_scoped_precision: contextvars.ContextVar = contextvars.ContextVar(
+    "gpuvec_precision", default=_UNSET
+)
+
+
+def _precision_arg(value) -> np.dtype | None:
+    if value is None:
+        return None
+    try:
+        dt = np.dtype(value)
+    except TypeError:
+        dt = None
+    # `is None` first: a dtype compares equal to None, which np.dtype() reads as float64.
+    if dt is None or dt not in SUPPORTED_DTYPES:
+        raise ValueError(f"precision must be 'float32', 'float64' or None, got {value!r}")
+    return dt
+
+
+def get_precision() -> str | None:
+    """The precision ops run in now: ``"float32"``, ``"float64"``, or None for the default policy.
+
+    Examples
+    --------
+    >>> import gpuvec
+    >>> with gpuvec.precision("float32"):
+    ...     gpuvec.get_precision()
+    'float32'
+    """
+    scoped = _scoped_precision.get()
+    dt = _default_precision["dtype"] if scoped is _UNSET else scoped
+    return None if dt is None else dt.name
+
+
+def set_precision(precision) -> str | None:
+    """Run every op that follows in one precision, and return the previous one.
+
+    ``set_precision("float32")`` runs float64 (and int) data in float32, as
+    if every call had ``dtype=np.float32``; ``"float64"`` runs float32 data in
+    float64; None restores the default policy (float32 where every float input
+    is float32, else float64). An explicit ``dtype=`` still wins. The setting
+    holds for all threads; :func:`precision` changes it for a block of code.
+
+    Parameters
+    ----------
+    precision : {"float32", "float64", None}
+        Also ``numpy.float32`` and ``numpy.float64``.
+
+    Returns
+    -------
+    str or None
+        The previous setting.
+
+    Examples
+    --------
+    >>> import numpy as np, gpuvec
+    >>> previous = gpuvec.set_precision("float32")
+    >>> gpuvec.add(np.ones(2), np.ones(2)).dtype
+    dtype('float32')
+    >>> _ = gpuvec.set_precision(previous)
+    >>> gpuvec.add(np.ones(2), np.ones(2)).dtype
+    dtype('float64')
+    """
+    dt = _precision_arg(precision)
+    previous = _default_precision["dtype"]
+    _default_precision["dtype"] = dt
+    return None if previous is None else previous.name
+
+
+@contextlib.contextmanager
+def precision(precision):
+    """Run the ops inside a ``with`` block in one precision.
+
+    Like :func:`set_precision`, for the block only and in the current thread
+    (or asyncio task) only: other threads keep their setting.
+    ``precision(None)`` runs the block with the default policy.
+
+    Examples
+    --------
+    >>> import numpy as np, gpuvec
+    >>> x = np.arange(3.0)
+    >>> with gpuvec.precision("float32"):
+    ...     y = gpuvec.multiply(x, x)
+    ...     z = gpuvec.multiply(x, x, dtype=np.float64)  # an explicit dtype wins
+    >>> y.dtype, z.dtype, gpuvec.multiply(x, x).dtype
+    (dtype('float32'), dtype('float64'), dtype('float64'))
+    """
+    token = _scoped_precision.set(_precision_arg(precision))
+    try:
+        yield
+    finally:
+        _scoped_precision.reset(token)
 
 
 def as_real_array(value, name: str) -> np.ndarray:
@@ -57,11 +164,12 @@ def result_dtype(*inputs, dtype=None) -> np.dtype:
 
     Parameters
     ----------
-    *inputs : array_like or scalar
-        The op's inputs. Python scalars are "weak", as in NumPy 2: they do
-        not turn a float32 computation into a float64 one.
+    *inputs : array_like, scalar or numpy.dtype
+        The op's inputs (or their dtypes). Python scalars are "weak", as in
+        NumPy 2: they do not turn a float32 computation into a float64 one.
     dtype : dtype, optional
-        An explicit float32 or float64 result dtype.
+        An explicit float32 or float64 result dtype; it wins over the
+        precision set with :func:`set_precision` or :func:`precision`.
 
     Examples
     --------
@@ -83,10 +191,13 @@ def result_dtype(*inputs, dtype=None) -> np.dtype:
         ):
             kinds.append(value)  # a weak Python scalar
         else:
-            kinds.append(np.asarray(value).dtype)
+            kinds.append(value if isinstance(value, np.dtype) else np.asarray(value).dtype)
     common = np.result_type(*kinds)
     if common.kind not in "biuf":
         raise TypeError(f"gpuvec computes on real numbers; the inputs have dtype {common}")
+    chosen = get_precision()
+    if chosen is not None:
+        return np.dtype(chosen)
     if common.kind in "biu":
         return np.dtype(np.float64)
     return np.dtype(np.float32) if common.itemsize <= 4 else np.dtype(np.float64)

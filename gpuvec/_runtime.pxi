@@ -76,33 +76,3 @@ def cuda_synchronize():
     with nogil:
         status = gpuvec_cuda_device_synchronize()
     check(status)
-
-
-cdef class DeviceBuffer:
-    """Device memory owned by Python: freed (in stream order) when collected."""
-
-    cdef void* ptr
-    cdef size_t nbytes
-
-    def __cinit__(self, size_t nbytes):
-        self.ptr = NULL
-        self.nbytes = nbytes
-        cdef gpuvec_status status
-        if nbytes:
-            with nogil:
-                status = gpuvec_cuda_alloc(nbytes, NULL, &self.ptr)
-            check(status)
-
-    def __dealloc__(self):
-        # Failures cannot be raised from here; the memory is then lost to the
-        # process, which is all a failed free can do.
-        if self.ptr != NULL:
-            gpuvec_cuda_free(self.ptr, NULL)
-
-    cdef int upload(self, const void* src, size_t nbytes) except -1 nogil:
-        return check(gpuvec_cuda_copy_to_device(self.ptr, src, nbytes, NULL))
-
-    cdef int download(self, void* dst, size_t nbytes) except -1 nogil:
-        check(gpuvec_cuda_copy_to_host(dst, self.ptr, nbytes, NULL))
-        # Pageable host memory: the copy has landed only after a synchronize.
-        return check(gpuvec_cuda_stream_synchronize(NULL))

@@ -1,18 +1,36 @@
-"""Elementwise ops: the binary family, scale and axpy."""
+"""Elementwise ops: the binary family (arithmetic, power, maximum, ...), scale and axpy."""
 
 from __future__ import annotations
 
 from gpuvec import _core
 from gpuvec._operands import elementwise, scalar_arg
+from gpuvec.streams import current_stream
 
-__all__ = ["add", "axpy", "divide", "multiply", "scale", "subtract"]
+__all__ = [
+    "add",
+    "arctan2",
+    "atan2",
+    "axpy",
+    "divide",
+    "hypot",
+    "maximum",
+    "minimum",
+    "multiply",
+    "power",
+    "scale",
+    "subtract",
+]
 
 
-def _binary(op, a, b, out, dtype, threads_per_block):
-    def launch(shape, sa, sb, so, backend, tpb):
-        _core.binary(op, shape, sa, sb, so, backend, tpb)
+def _binary(op, a, b, out, dtype, threads_per_block, stream):
+    if out is None and dtype is None and threads_per_block is None and stream is None:
+        if current_stream() is None and (result := _core.fast_binary(op, a, b)) is not None:
+            return result  # the short path for plain ops on device arrays
 
-    return elementwise(launch, {"a": a, "b": b}, out, dtype, threads_per_block)
+    def launch(shape, sa, sb, so, backend, tpb, handle):
+        _core.binary(op, shape, sa, sb, so, backend, tpb, handle)
+
+    return elementwise(launch, {"a": a, "b": b}, out, dtype, threads_per_block, stream=stream)
 
 
 _BINARY_DOC = """{summary}, like :func:`numpy.{name}`.
@@ -31,11 +49,14 @@ dtype : {{numpy.float32, numpy.float64}}, optional
 threads_per_block : int, optional
     CUDA block size (default 256). Above 1024 the launch fails with
     :class:`gpuvec.CudaError`, on both backends.
+stream : gpuvec.Stream, optional
+    The stream to queue the work on (default: the current stream).
 
 Returns
 -------
-numpy.ndarray
-    ``a {symbol} b``, or ``out`` when given.
+numpy.ndarray or DeviceArray
+    ``{result}``, or ``out`` when given: a DeviceArray when the inputs
+    are DeviceArrays (which may not be mixed with NumPy arrays).
 
 Examples
 --------
@@ -45,33 +66,87 @@ array([{example}])
 """
 
 
-def add(a, b, out=None, dtype=None, *, threads_per_block=None):
-    return _binary(_core.ADD, a, b, out, dtype, threads_per_block)
+def add(a, b, out=None, dtype=None, *, threads_per_block=None, stream=None):
+    return _binary(_core.ADD, a, b, out, dtype, threads_per_block, stream)
 
 
-def subtract(a, b, out=None, dtype=None, *, threads_per_block=None):
-    return _binary(_core.SUBTRACT, a, b, out, dtype, threads_per_block)
+def subtract(a, b, out=None, dtype=None, *, threads_per_block=None, stream=None):
+    return _binary(_core.SUBTRACT, a, b, out, dtype, threads_per_block, stream)
 
 
-def multiply(a, b, out=None, dtype=None, *, threads_per_block=None):
-    return _binary(_core.MULTIPLY, a, b, out, dtype, threads_per_block)
+def multiply(a, b, out=None, dtype=None, *, threads_per_block=None, stream=None):
+    return _binary(_core.MULTIPLY, a, b, out, dtype, threads_per_block, stream)
 
 
-def divide(a, b, out=None, dtype=None, *, threads_per_block=None):
-    return _binary(_core.DIVIDE, a, b, out, dtype, threads_per_block)
+def divide(a, b, out=None, dtype=None, *, threads_per_block=None, stream=None):
+    return _binary(_core.DIVIDE, a, b, out, dtype, threads_per_block, stream)
 
 
-add.__doc__ = _BINARY_DOC.format(summary="Add", name="add", symbol="+", example=" 8., 12.")
+def power(a, b, out=None, dtype=None, *, threads_per_block=None, stream=None):
+    return _binary(_core.POWER, a, b, out, dtype, threads_per_block, stream)
+
+
+def maximum(a, b, out=None, dtype=None, *, threads_per_block=None, stream=None):
+    return _binary(_core.MAXIMUM, a, b, out, dtype, threads_per_block, stream)
+
+
+def minimum(a, b, out=None, dtype=None, *, threads_per_block=None, stream=None):
+    return _binary(_core.MINIMUM, a, b, out, dtype, threads_per_block, stream)
+
+
+def hypot(a, b, out=None, dtype=None, *, threads_per_block=None, stream=None):
+    return _binary(_core.HYPOT, a, b, out, dtype, threads_per_block, stream)
+
+
+def atan2(a, b, out=None, dtype=None, *, threads_per_block=None, stream=None):
+    return _binary(_core.ATAN2, a, b, out, dtype, threads_per_block, stream)
+
+
+arctan2 = atan2  # NumPy's name
+
+add.__doc__ = _BINARY_DOC.format(summary="Add", name="add", result="a + b", example=" 8., 12.")
 subtract.__doc__ = _BINARY_DOC.format(
-    summary="Subtract", name="subtract", symbol="-", example="4., 4."
+    summary="Subtract", name="subtract", result="a - b", example="4., 4."
 )
 multiply.__doc__ = _BINARY_DOC.format(
-    summary="Multiply", name="multiply", symbol="*", example="12., 32."
+    summary="Multiply", name="multiply", result="a * b", example="12., 32."
 )
-divide.__doc__ = _BINARY_DOC.format(summary="Divide", name="divide", symbol="/", example="3., 2.")
+divide.__doc__ = _BINARY_DOC.format(
+    summary="Divide", name="divide", result="a / b", example="3., 2."
+)
+power.__doc__ = _BINARY_DOC.format(
+    summary="Raise to a power (a negative base with a non-integer exponent gives NaN)",
+    name="power",
+    result="a ** b",
+    example="  36., 4096.",
+)
+maximum.__doc__ = _BINARY_DOC.format(
+    summary="The larger element, NaN where either is NaN (``fmax`` would drop NaN)",
+    name="maximum",
+    result="maximum(a, b)",
+    example="6., 8.",
+)
+minimum.__doc__ = _BINARY_DOC.format(
+    summary="The smaller element, NaN where either is NaN (``fmin`` would drop NaN)",
+    name="minimum",
+    result="minimum(a, b)",
+    example="2., 4.",
+)
+hypot.__doc__ = _BINARY_DOC.format(
+    summary="The hypotenuse ``sqrt(a**2 + b**2)``, without overflow or underflow",
+    name="hypot",
+    result="hypot(a, b)",
+    example="6.32455532, 8.94427191",
+)
+atan2.__doc__ = _BINARY_DOC.format(
+    summary="The angle of the point (b, a) in radians, in [-pi, pi] (also ``arctan2``)",
+    name="arctan2",
+    result="atan2(a, b)",
+    example="1.24904577, 1.10714872",
+)
 
 
-def scale(x, alpha, out=None, dtype=None, *, threads_per_block=None):
+def scale(x, alpha, out=None, dtype=None, *, threads_per_block=None, stream=None):
     """Multiply by a scalar: ``alpha * x``.
 
     Parameters
@@ -80,7 +155,7 @@ def scale(x, alpha, out=None, dtype=None, *, threads_per_block=None):
         Real input of any shape and strides.
     alpha : float
         The scale factor. A Python float keeps float32 input in float32.
-    out, dtype, threads_per_block
+    out, dtype, threads_per_block, stream
         As for :func:`gpuvec.add`.
 
     Returns
@@ -101,13 +176,13 @@ def scale(x, alpha, out=None, dtype=None, *, threads_per_block=None):
     """
     a = scalar_arg(alpha, "alpha")
 
-    def launch(shape, sx, so, backend, tpb):
-        _core.scale(a, shape, sx, so, backend, tpb)
+    def launch(shape, sx, so, backend, tpb, handle):
+        _core.scale(a, shape, sx, so, backend, tpb, handle)
 
-    return elementwise(launch, {"x": x}, out, dtype, threads_per_block, (alpha,))
+    return elementwise(launch, {"x": x}, out, dtype, threads_per_block, (alpha,), stream)
 
 
-def axpy(alpha, x, y, out=None, dtype=None, *, threads_per_block=None):
+def axpy(alpha, x, y, out=None, dtype=None, *, threads_per_block=None, stream=None):
     """``alpha * x + y``, the BLAS-1 workhorse.
 
     Parameters
@@ -116,7 +191,7 @@ def axpy(alpha, x, y, out=None, dtype=None, *, threads_per_block=None):
         The scale factor of ``x``.
     x, y : array_like
         Real inputs whose shapes broadcast together.
-    out, dtype, threads_per_block
+    out, dtype, threads_per_block, stream
         As for :func:`gpuvec.add`. ``out=y`` updates ``y`` in place.
 
     Returns
@@ -132,7 +207,7 @@ def axpy(alpha, x, y, out=None, dtype=None, *, threads_per_block=None):
     """
     a = scalar_arg(alpha, "alpha")
 
-    def launch(shape, sx, sy, so, backend, tpb):
-        _core.axpy(a, shape, sx, sy, so, backend, tpb)
+    def launch(shape, sx, sy, so, backend, tpb, handle):
+        _core.axpy(a, shape, sx, sy, so, backend, tpb, handle)
 
-    return elementwise(launch, {"x": x, "y": y}, out, dtype, threads_per_block, (alpha,))
+    return elementwise(launch, {"x": x, "y": y}, out, dtype, threads_per_block, (alpha,), stream)

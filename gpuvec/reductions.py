@@ -1,49 +1,105 @@
-"""Reductions to a single number: sum and dot."""
+"""Reductions: sums, means, extremes and spreads, over all or some axes; and dot.
+
+Every reduction accumulates in float64 in a fixed tree order, so a float32
+input is reduced as accurately as a float64 one and the same input always
+gives the same result. With ``axis=None`` the result is a Python number;
+with an ``axis`` it is a NumPy array, as from the NumPy function of the same
+name (a NumPy scalar where no dimension is left).
+"""
 
 from __future__ import annotations
 
+import warnings
+
+import numpy as np
+
 from gpuvec import _core
-from gpuvec._operands import reduction
+from gpuvec._operands import axis_reduction, reduction, scalar_arg
+from gpuvec.streams import current_stream
 
-__all__ = ["dot", "sum"]
+__all__ = [
+    "argmax",
+    "argmin",
+    "dot",
+    "max",
+    "mean",
+    "min",
+    "nanmean",
+    "nansum",
+    "prod",
+    "std",
+    "sum",
+    "var",
+]
 
 
-def sum(x, *, dtype=None, threads_per_block=None) -> float:
-    """Sum of all elements, like :func:`numpy.sum` with no axis.
+def sum(x, axis=None, *, dtype=None, keepdims=False, threads_per_block=None, stream=None):
+    """Sum of the elements, over all axes or some, like :func:`numpy.sum`.
 
     Elements are accumulated in float64 in a fixed tree order (warp-shuffle
-    trees on the GPU, blocks added pairwise on the host), so a float32 sum is
-    as accurate as a float64 one and the same input always gives the same
-    result.
+    trees on the GPU, blocks added pairwise on the host), so the same input
+    always gives the same result, and a float32 sum is as accurate as a
+    float64 one: its error is float64's (at most about 1e-16 times the sum
+    of ``|x|`` per element added) plus one final rounding to float32 (6e-8
+    relative). NumPy sums float32 in float32: pairwise along a contiguous
+    axis, whose error bound grows like ``log2(n) * 6e-8`` times the sum of
+    ``|x|``, and as a running sum across rows (``axis=0`` of a C-ordered
+    matrix), whose bound grows like ``n * 6e-8``. So the two can differ in
+    the last digits of a float32 result; gpuvec's is the closer one to the
+    exact sum.
 
     Parameters
     ----------
     x : array_like
         Real input of any shape and strides.
+    axis : None or int or tuple of ints, optional
+        The axes to sum over (negative ones count from the end); None sums
+        everything.
     dtype : {numpy.float32, numpy.float64}, optional
         The dtype to read the input in; the result is rounded to it.
+    keepdims : bool, optional
+        Keep the summed axes, with length 1, so the result broadcasts
+        against ``x``.
     threads_per_block : int, optional
         CUDA block size: a multiple of 32, at most 1024.
+    stream : gpuvec.Stream, optional
+        The stream to queue the work on (default: the current stream).
 
     Returns
     -------
-    float
-        The sum (0.0 for an empty input; NaN if any element is NaN).
+    float, numpy.ndarray or DeviceArray
+        The sum (0.0 for an empty input; NaN if any element is NaN): a
+        Python float for ``axis=None``, else an array of the input's dtype.
+        For a DeviceArray input with ``axis=None``, a 0-d DeviceArray that
+        stays on the device until ``float()`` asks for it.
 
     Examples
     --------
     >>> import numpy as np, gpuvec
     >>> gpuvec.sum(np.arange(53735, dtype=np.float64))
     1443698245.0
+    >>> gpuvec.sum(np.arange(6.0).reshape(2, 3), axis=0)
+    array([3., 5., 7.])
+    >>> gpuvec.sum(np.arange(6.0).reshape(2, 3), axis=-1, keepdims=True)
+    array([[ 3.],
+           [12.]])
     """
+    if axis is not None or keepdims:
+        return axis_reduction(
+            _core.REDUCE_SUM, "sum", x, axis, keepdims, dtype, threads_per_block, stream=stream
+        )
 
-    def launch(shape, sx, backend, tpb):
-        return _core.reduce(shape, sx, None, backend, tpb)
+    if dtype is None and threads_per_block is None and stream is None:
+        if current_stream() is None and (result := _core.fast_total(x, None)) is not None:
+            return result  # the short path for a device array
 
-    return reduction(launch, {"x": x}, dtype, threads_per_block)
+    def launch(shape, sx, sout, backend, tpb, handle):
+        _core.total(shape, sx, None, sout, backend, tpb, handle)
+
+    return reduction(launch, {"x": x}, dtype, threads_per_block, stream=stream)
 
 
-def dot(x, y, *, dtype=None, threads_per_block=None) -> float:
+def dot(x, y, *, dtype=None, threads_per_block=None, stream=None):
     """Dot product: the sum of ``x * y`` over all elements.
 
     Like :func:`numpy.vdot` for real input: ``x`` and ``y`` must have the
@@ -53,13 +109,13 @@ def dot(x, y, *, dtype=None, threads_per_block=None) -> float:
     ----------
     x, y : array_like
         Real inputs of one shape, with any strides.
-    dtype, threads_per_block
+    dtype, threads_per_block, stream
         As for :func:`gpuvec.sum`.
 
     Returns
     -------
-    float
-        The dot product (0.0 for empty inputs).
+    float or DeviceArray
+        The dot product (0.0 for empty inputs); a 0-d DeviceArray for device inputs.
 
     Examples
     --------
@@ -68,7 +124,318 @@ def dot(x, y, *, dtype=None, threads_per_block=None) -> float:
     32.0
     """
 
-    def launch(shape, sx, sy, backend, tpb):
-        return _core.reduce(shape, sx, sy, backend, tpb)
+    if dtype is None and threads_per_block is None and stream is None:
+        if current_stream() is None and (result := _core.fast_total(x, y)) is not None:
+            return result  # the short path for device arrays
 
-    return reduction(launch, {"x": x, "y": y}, dtype, threads_per_block, same_shape=True)
+    def launch(shape, sx, sy, sout, backend, tpb, handle):
+        _core.total(shape, sx, sy, sout, backend, tpb, handle)
+
+    return reduction(
+        launch, {"x": x, "y": y}, dtype, threads_per_block, same_shape=True, stream=stream
+    )
+
+
+_REDUCE_DOC = """{summary}, like :func:`numpy.{name}`.
+
+{details}
+
+Parameters
+----------
+x : array_like
+    Real input of any shape and strides.
+axis : None or {axis_type}, optional
+    The {axis_what} to reduce over (negative ones count from the end); None
+    reduces everything.
+{extra}dtype : {{numpy.float32, numpy.float64}}, optional
+    The dtype to read the input in{rounded}.
+keepdims : bool, optional
+    Keep the reduced axes, with length 1, so that the result broadcasts
+    against ``x``.
+threads_per_block, stream
+    As for :func:`gpuvec.sum`.
+
+Returns
+-------
+{returns_type}
+    {returns}.
+
+Examples
+--------
+>>> import numpy as np, gpuvec
+>>> x = np.array([[1.0, {second}, 3.0], [4.0, 2.0, 6.0]])
+>>> gpuvec.{name}(x)
+{example_all}
+>>> gpuvec.{name}(x, axis=1)
+{example_axis}
+"""
+
+_VALUE_RETURNS = "float or numpy.ndarray"
+_VALUE_DETAIL = "a Python float for ``axis=None``, else an array of the input's dtype"
+_DDOF = """ddof : float, optional
+    Delta degrees of freedom: the sum of squared deviations is divided by
+    ``n - ddof`` (0 for the population variance, 1 for the sample one).
+"""
+
+
+def _doc(name, summary, details, returns, example_all, example_axis, **fields):
+    defaults = {
+        "axis_type": "int or tuple of ints",
+        "axis_what": "axes",
+        "extra": "",
+        "rounded": "; the result is rounded to it",
+        "returns_type": _VALUE_RETURNS,
+        "second": "5.0",
+    }
+    return _REDUCE_DOC.format(
+        name=name,
+        summary=summary,
+        details=details,
+        returns=returns,
+        example_all=example_all,
+        example_axis=example_axis,
+        **{**defaults, **fields},
+    )
+
+
+def mean(x, axis=None, *, dtype=None, keepdims=False, threads_per_block=None, stream=None):
+    return axis_reduction(
+        _core.REDUCE_MEAN,
+        "mean",
+        x,
+        axis,
+        keepdims,
+        dtype,
+        threads_per_block,
+        warn_if_at_most=(0, "Mean of empty slice."),
+        stream=stream,
+    )
+
+
+def min(x, axis=None, *, dtype=None, keepdims=False, threads_per_block=None, stream=None):
+    return axis_reduction(
+        _core.REDUCE_MIN,
+        "min",
+        x,
+        axis,
+        keepdims,
+        dtype,
+        threads_per_block,
+        empty_error="zero-size array to reduction operation minimum which has no identity",
+        stream=stream,
+    )
+
+
+def max(x, axis=None, *, dtype=None, keepdims=False, threads_per_block=None, stream=None):
+    return axis_reduction(
+        _core.REDUCE_MAX,
+        "max",
+        x,
+        axis,
+        keepdims,
+        dtype,
+        threads_per_block,
+        empty_error="zero-size array to reduction operation maximum which has no identity",
+        stream=stream,
+    )
+
+
+def argmin(x, axis=None, *, dtype=None, keepdims=False, threads_per_block=None, stream=None):
+    return axis_reduction(
+        _core.REDUCE_ARGMIN,
+        "argmin",
+        x,
+        axis,
+        keepdims,
+        dtype,
+        threads_per_block,
+        index=True,
+        empty_error="attempt to get argmin of an empty sequence",
+        stream=stream,
+    )
+
+
+def argmax(x, axis=None, *, dtype=None, keepdims=False, threads_per_block=None, stream=None):
+    return axis_reduction(
+        _core.REDUCE_ARGMAX,
+        "argmax",
+        x,
+        axis,
+        keepdims,
+        dtype,
+        threads_per_block,
+        index=True,
+        empty_error="attempt to get argmax of an empty sequence",
+        stream=stream,
+    )
+
+
+def prod(x, axis=None, *, dtype=None, keepdims=False, threads_per_block=None, stream=None):
+    return axis_reduction(
+        _core.REDUCE_PROD, "prod", x, axis, keepdims, dtype, threads_per_block, stream=stream
+    )
+
+
+_FEW_DEGREES = "Degrees of freedom <= 0 for slice"
+
+
+def var(x, axis=None, *, ddof=0, dtype=None, keepdims=False, threads_per_block=None, stream=None):
+    d = scalar_arg(ddof, "ddof")
+    return axis_reduction(
+        _core.REDUCE_VAR,
+        "var",
+        x,
+        axis,
+        keepdims,
+        dtype,
+        threads_per_block,
+        ddof=d,
+        warn_if_at_most=(d, _FEW_DEGREES),
+        stream=stream,
+    )
+
+
+def std(x, axis=None, *, ddof=0, dtype=None, keepdims=False, threads_per_block=None, stream=None):
+    d = scalar_arg(ddof, "ddof")
+    return axis_reduction(
+        _core.REDUCE_STD,
+        "std",
+        x,
+        axis,
+        keepdims,
+        dtype,
+        threads_per_block,
+        ddof=d,
+        warn_if_at_most=(d, _FEW_DEGREES),
+        stream=stream,
+    )
+
+
+def nansum(x, axis=None, *, dtype=None, keepdims=False, threads_per_block=None, stream=None):
+    return axis_reduction(
+        _core.REDUCE_NANSUM, "nansum", x, axis, keepdims, dtype, threads_per_block, stream=stream
+    )
+
+
+def nanmean(x, axis=None, *, dtype=None, keepdims=False, threads_per_block=None, stream=None):
+    result = axis_reduction(
+        _core.REDUCE_NANMEAN,
+        "nanmean",
+        x,
+        axis,
+        keepdims,
+        dtype,
+        threads_per_block,
+        stream=stream,
+    )
+    # A row with no number gives NaN, as 0 / 0; NumPy warns about it. Other
+    # NaN come from inf - inf, so look at the rows only when there is a NaN.
+    if np.isnan(result).any():
+        counts = np.sum(~np.isnan(np.asarray(x, dtype=float)), axis=axis)
+        if np.any(counts == 0):
+            warnings.warn("Mean of empty slice", RuntimeWarning, stacklevel=2)
+    return result
+
+
+mean.__doc__ = _doc(
+    "mean",
+    "Arithmetic mean of the elements, over all axes or some",
+    "The sum is accumulated in float64 (see :func:`gpuvec.sum`) and divided "
+    "by the count. The mean of no elements is NaN, with a RuntimeWarning.",
+    f"The mean: {_VALUE_DETAIL}",
+    "3.5",
+    "array([3., 4.])",
+)
+min.__doc__ = _doc(
+    "min",
+    "The smallest element, over all axes or some",
+    "NaN if any element is NaN. A reduction over no elements is a ValueError.",
+    f"The minimum: {_VALUE_DETAIL}",
+    "1.0",
+    "array([1., 2.])",
+    rounded="",
+)
+max.__doc__ = _doc(
+    "max",
+    "The largest element, over all axes or some",
+    "NaN if any element is NaN. A reduction over no elements is a ValueError.",
+    f"The maximum: {_VALUE_DETAIL}",
+    "6.0",
+    "array([5., 6.])",
+    rounded="",
+)
+argmin.__doc__ = _doc(
+    "argmin",
+    "Index of the smallest element",
+    "The first occurrence wins, and a NaN counts as smaller than any number (the "
+    "first NaN's index is returned), as in NumPy. With ``axis=None`` the index is "
+    "into the flattened (C-order) array. A reduction over no elements is a ValueError.",
+    "The index: a Python int for ``axis=None``, else an int64 array",
+    "0",
+    "array([0, 1])",
+    axis_type="int",
+    axis_what="axis",
+    rounded="",
+    returns_type="int or numpy.ndarray",
+)
+argmax.__doc__ = _doc(
+    "argmax",
+    "Index of the largest element",
+    "The first occurrence wins, and a NaN counts as larger than any number (the "
+    "first NaN's index is returned), as in NumPy. With ``axis=None`` the index is "
+    "into the flattened (C-order) array. A reduction over no elements is a ValueError.",
+    "The index: a Python int for ``axis=None``, else an int64 array",
+    "5",
+    "array([1, 2])",
+    axis_type="int",
+    axis_what="axis",
+    rounded="",
+    returns_type="int or numpy.ndarray",
+)
+prod.__doc__ = _doc(
+    "prod",
+    "Product of the elements, over all axes or some",
+    "Accumulated in float64; the product of no elements is 1.0.",
+    f"The product: {_VALUE_DETAIL}",
+    "720.0",
+    "array([15., 48.])",
+)
+var.__doc__ = _doc(
+    "var",
+    "Variance of the elements, over all axes or some",
+    "Computed in two passes, as NumPy does: the mean first, then the mean squared "
+    "deviation from it, both accumulated in float64, so data far from zero (say "
+    "1e8 plus noise) keeps its digits. Where ``n - ddof <= 0`` the result is NaN "
+    "or inf, with a RuntimeWarning, as in NumPy.",
+    f"The variance: {_VALUE_DETAIL}",
+    "2.9166666666666665",
+    "array([2.66666667, 2.66666667])",
+    extra=_DDOF,
+)
+std.__doc__ = _doc(
+    "std",
+    "Standard deviation of the elements, over all axes or some",
+    "The square root of :func:`gpuvec.var`, computed the same way.",
+    f"The standard deviation: {_VALUE_DETAIL}",
+    "1.707825127659933",
+    "array([1.63299316, 1.63299316])",
+    extra=_DDOF,
+)
+nansum.__doc__ = _doc(
+    "nansum",
+    "Sum of the elements that are not NaN, over all axes or some",
+    "NaN counts as zero, so a slice of NaN alone sums to 0.0.",
+    f"The sum: {_VALUE_DETAIL}",
+    "16.0",
+    "array([ 4., 12.])",
+    second="np.nan",
+)
+nanmean.__doc__ = _doc(
+    "nanmean",
+    "Mean of the elements that are not NaN, over all axes or some",
+    "A slice of NaN alone gives NaN, with a RuntimeWarning, as in NumPy.",
+    f"The mean: {_VALUE_DETAIL}",
+    "3.2",
+    "array([2., 4.])",
+    second="np.nan",
+)

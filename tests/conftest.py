@@ -17,6 +17,17 @@ with warnings.catch_warnings():
     warnings.simplefilter("ignore", UserWarning)  # the host-fallback warning is tested apart
     import gpuvec
 
+# Hypothesis profiles (tests/test_properties.py): "ci" by default, a few
+# examples per property; HYPOTHESIS_PROFILE=gpu for a long run on a GPU machine.
+try:
+    from hypothesis import settings as hypothesis_settings
+except ImportError:  # Hypothesis is a test extra; without it the property tests skip
+    pass
+else:
+    hypothesis_settings.register_profile("ci", max_examples=25, deadline=None)
+    hypothesis_settings.register_profile("gpu", max_examples=300, deadline=None)
+    hypothesis_settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+
 BACKENDS = ["host", "cuda"]
 
 

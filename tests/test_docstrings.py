@@ -11,8 +11,10 @@ MODULES = [
     "gpuvec._dtypes",
     "gpuvec._errors",
     "gpuvec._operands",
+    "gpuvec.blas",
     "gpuvec.elementwise",
     "gpuvec.reductions",
+    "gpuvec.unary",
 ]
 
 

@@ -2,46 +2,13 @@
 #include <string>
 
 #include "backends.hpp"
+#include "checks.hpp"
 #include "error.hpp"
 #include "gpuvec/gpuvec.h"
 #include "gpuvec/layout.hpp"
 
 namespace gpuvec {
 namespace {
-
-void check_backend(gpuvec_backend backend) {
-  if (backend != GPUVEC_BACKEND_HOST && backend != GPUVEC_BACKEND_CUDA) {
-    throw_invalid_argument("unknown backend " + std::to_string(static_cast<int>(backend)));
-  }
-}
-
-// The host backend has no threads or blocks, but it enforces the limits a CUDA
-// launch has, so that code tested without a GPU fails the same way with one.
-// On the CUDA backend the launch itself reports the error.
-void check_threads_per_block(gpuvec_backend backend, int threads_per_block, bool reduction) {
-  if (threads_per_block < 0) {
-    throw_invalid_argument("threads_per_block must be positive (or 0 for the default), got " +
-                           std::to_string(threads_per_block));
-  }
-  if (backend == GPUVEC_BACKEND_HOST && threads_per_block > GPUVEC_MAX_THREADS_PER_BLOCK) {
-    throw Error(
-        GPUVEC_ERROR_CUDA,
-        "invalid configuration argument: threads_per_block=" + std::to_string(threads_per_block) +
-            " exceeds the limit of " + std::to_string(GPUVEC_MAX_THREADS_PER_BLOCK),
-        GPUVEC_CUDA_ERROR_INVALID_CONFIGURATION, "cudaErrorInvalidConfiguration");
-  }
-  // A block reduction combines whole warps.
-  if (reduction && threads_per_block % 32 != 0 &&
-      threads_per_block <= GPUVEC_MAX_THREADS_PER_BLOCK) {
-    throw_invalid_argument("threads_per_block of a reduction must be a multiple of 32, got " +
-                           std::to_string(threads_per_block));
-  }
-}
-
-template <class P>
-void check_pointer(const P* ptr, int64_t size, const char* name) {
-  if (ptr == nullptr && size > 0) throw_invalid_argument(std::string(name) + " is a null pointer");
-}
 
 template <class T>
 gpuvec_status binary(gpuvec_backend backend, gpuvec_binary_op op, int ndim, const int64_t* shape,
@@ -107,6 +74,29 @@ gpuvec_status axpy(gpuvec_backend backend, int ndim, const int64_t* shape, T alp
       cuda::axpy(L, o, alpha, px, py, threads_per_block, stream);
     } else {
       host::axpy(L, o, alpha, px, py, threads_per_block, stream);
+    }
+  });
+}
+
+template <class T>
+gpuvec_status axpby(gpuvec_backend backend, int ndim, const int64_t* shape, T alpha, const T* x,
+                    const int64_t* x_strides, T beta, const T* y, const int64_t* y_strides, T* out,
+                    const int64_t* out_strides, int threads_per_block, gpuvec_stream stream) {
+  return guard([&] {
+    check_backend(backend);
+    check_threads_per_block(backend, threads_per_block, false);
+    const Layout<3> L = simplify_layout<3>(ndim, shape, {out_strides, x_strides, y_strides});
+    check_pointer(out, L.size, "out");
+    check_pointer(x, L.size, "x");
+    check_pointer(y, L.size, "y");
+    if (L.size == 0) return;
+    T* o = out + L.offset[0];
+    const T* px = x + L.offset[1];
+    const T* py = y + L.offset[2];
+    if (backend == GPUVEC_BACKEND_CUDA) {
+      cuda::axpby(L, o, alpha, px, beta, py, threads_per_block, stream);
+    } else {
+      host::axpby(L, o, alpha, px, beta, py, threads_per_block, stream);
     }
   });
 }
@@ -203,6 +193,23 @@ gpuvec_status gpuvec_axpy_f64(gpuvec_backend backend, int ndim, const int64_t* s
                               int threads_per_block, gpuvec_stream stream) {
   return gpuvec::axpy(backend, ndim, shape, alpha, x, x_strides, y, y_strides, out, out_strides,
                       threads_per_block, stream);
+}
+
+gpuvec_status gpuvec_axpby_f32(gpuvec_backend backend, int ndim, const int64_t* shape, float alpha,
+                               const float* x, const int64_t* x_strides, float beta,
+                               const float* y, const int64_t* y_strides, float* out,
+                               const int64_t* out_strides, int threads_per_block,
+                               gpuvec_stream stream) {
+  return gpuvec::axpby(backend, ndim, shape, alpha, x, x_strides, beta, y, y_strides, out,
+                       out_strides, threads_per_block, stream);
+}
+gpuvec_status gpuvec_axpby_f64(gpuvec_backend backend, int ndim, const int64_t* shape,
+                               double alpha, const double* x, const int64_t* x_strides,
+                               double beta, const double* y, const int64_t* y_strides, double* out,
+                               const int64_t* out_strides, int threads_per_block,
+                               gpuvec_stream stream) {
+  return gpuvec::axpby(backend, ndim, shape, alpha, x, x_strides, beta, y, y_strides, out,
+                       out_strides, threads_per_block, stream);
 }
 
 gpuvec_status gpuvec_sum_f32(gpuvec_backend backend, int ndim, const int64_t* shape,

@@ -17,24 +17,29 @@ void swap_dims(Layout<N>& L, int i, int j) {
   for (int k = 0; k < N; ++k) std::swap(L.strides[k][i], L.strides[k][j]);
 }
 
-}  // namespace
-
-template <int N>
-Layout<N> simplify_layout(int ndim, const int64_t* shape, const int64_t* const (&strides)[N]) {
+// Throws for an ndim beyond the ABI's limit or a negative extent.
+void check_shape(int ndim, const int64_t* shape) {
   if (ndim < 0 || ndim > GPUVEC_MAX_NDIM) {
     throw_invalid_argument("ndim must be between 0 and " + std::to_string(GPUVEC_MAX_NDIM) +
                            ", got " + std::to_string(ndim));
   }
   if (ndim > 0 && shape == nullptr) throw_invalid_argument("shape is a null pointer");
+  for (int d = 0; d < ndim; ++d) {
+    if (shape[d] < 0)
+      throw_invalid_argument("shape has a negative extent in dimension " + std::to_string(d));
+  }
+}
+
+}  // namespace
+
+template <int N>
+Layout<N> simplify_layout(int ndim, const int64_t* shape, const int64_t* const (&strides)[N]) {
+  check_shape(ndim, shape);
   for (int k = 0; k < N; ++k) {
     if (ndim > 0 && strides[k] == nullptr) throw_invalid_argument("strides is a null pointer");
   }
   Layout<N> L;
-  for (int d = 0; d < ndim; ++d) {
-    if (shape[d] < 0)
-      throw_invalid_argument("shape has a negative extent in dimension " + std::to_string(d));
-    L.size *= shape[d];
-  }
+  for (int d = 0; d < ndim; ++d) L.size *= shape[d];
   if (L.size == 0) {
     L.size = 0;
     return L;
@@ -88,5 +93,27 @@ Layout<N> simplify_layout(int ndim, const int64_t* shape, const int64_t* const (
 template Layout<1> simplify_layout<1>(int, const int64_t*, const int64_t* const (&)[1]);
 template Layout<2> simplify_layout<2>(int, const int64_t*, const int64_t* const (&)[2]);
 template Layout<3> simplify_layout<3>(int, const int64_t*, const int64_t* const (&)[3]);
+template Layout<4> simplify_layout<4>(int, const int64_t*, const int64_t* const (&)[4]);
+
+Layout<1> ordered_layout(int ndim, const int64_t* shape, const int64_t* strides) {
+  check_shape(ndim, shape);
+  if (ndim > 0 && strides == nullptr) throw_invalid_argument("strides is a null pointer");
+  Layout<1> L;
+  for (int d = 0; d < ndim; ++d) L.size *= shape[d];
+  if (L.size == 0) return L;
+  for (int d = 0; d < ndim; ++d) {
+    if (shape[d] == 1) continue;
+    const int last = L.ndim - 1;
+    if (last >= 0 && L.strides[0][last] == strides[d] * shape[d]) {
+      L.shape[last] *= shape[d];
+      L.strides[0][last] = strides[d];
+    } else {
+      L.shape[L.ndim] = shape[d];
+      L.strides[0][L.ndim] = strides[d];
+      ++L.ndim;
+    }
+  }
+  return L;
+}
 
 }  // namespace gpuvec

@@ -1,97 +1,12 @@
-// Elementwise ops on the CUDA backend.
-//
-// Three kernels cover every layout:
-//   - contiguous: a grid-stride loop over 16-byte packs (float4 / double2
-//     loads and stores), with a scalar tail;
-//   - one strided dimension: offsets are i * stride, no division;
-//   - N-d strided: each thread decomposes its linear index.
+// Elementwise ops on the CUDA backend (the kernels are in map.cuh).
 #include <stdint.h>
-
-#include <utility>
 
 #include "../common/backends.hpp"
 #include "../common/dispatch.hpp"
-#include "check.cuh"
 #include "gpuvec/ops.hpp"
-#include "launch.cuh"
+#include "map.cuh"
 
 namespace gpuvec::cuda {
-namespace {
-
-// V elements moved by one aligned load or store (V * sizeof(T) == 16 bytes).
-template <class T, int V>
-struct alignas(sizeof(T) * V) Pack {
-  T v[V];
-};
-
-template <class T, int V, class F, class... P>
-__device__ __forceinline__ Pack<T, V> apply_lanes(F f, const P&... in) {
-  Pack<T, V> r;
-#pragma unroll
-  for (int j = 0; j < V; ++j) r.v[j] = f(in.v[j]...);
-  return r;
-}
-
-template <class T, int V, class F, class... In>
-__global__ void map_contiguous(int64_t n, F f, T* __restrict__ out, const In* __restrict__... in) {
-  const int64_t packs = n / V;
-  const int64_t step = static_cast<int64_t>(gridDim.x) * blockDim.x;
-  const int64_t first = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-  for (int64_t p = first; p < packs; p += step) {
-    reinterpret_cast<Pack<T, V>*>(out)[p] =
-        apply_lanes<T, V>(f, reinterpret_cast<const Pack<In, V>*>(in)[p]...);
-  }
-  for (int64_t i = packs * V + first; i < n; i += step) out[i] = f(in[i]...);
-}
-
-template <int N, class T, class F, class... In, size_t... K>
-__device__ __forceinline__ void map_one(const Layout<N>& L, int64_t i, F f, T* out,
-                                        std::index_sequence<K...>, const In*... in) {
-  if (L.ndim == 1) {
-    out[i * L.strides[0][0]] = f(in[i * L.strides[K + 1][0]]...);
-  } else {
-    int64_t off[N];
-    L.offsets(i, off);
-    out[off[0]] = f(in[off[K + 1]]...);
-  }
-}
-
-template <int N, class T, class F, class... In>
-__global__ void map_strided(const Layout<N> L, F f, T* out, const In*... in) {
-  const int64_t step = static_cast<int64_t>(gridDim.x) * blockDim.x;
-  for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < L.size;
-       i += step) {
-    map_one(L, i, f, out, std::index_sequence_for<In...>{}, in...);
-  }
-}
-
-template <class P>
-bool aligned16(const P* p) {
-  return reinterpret_cast<uintptr_t>(p) % 16 == 0;
-}
-
-template <int N, class T, class F, class... In>
-void map(const Layout<N>& L, F f, T* out, int threads_per_block, gpuvec_stream stream,
-         const In*... in) {
-  const int threads = block_size(threads_per_block);
-  const cudaStream_t s = as_cuda_stream(stream);
-  if (L.contiguous()) {
-    constexpr int V = 16 / sizeof(T);
-    if (aligned16(out) && (aligned16(in) && ...)) {
-      const int blocks = grid_size((L.size + V - 1) / V, threads, 16);
-      map_contiguous<T, V><<<blocks, threads, 0, s>>>(L.size, f, out, in...);
-    } else {
-      const int blocks = grid_size(L.size, threads, 16);
-      map_contiguous<T, 1><<<blocks, threads, 0, s>>>(L.size, f, out, in...);
-    }
-    check_launch("map_contiguous");
-    return;
-  }
-  map_strided<<<grid_size(L.size, threads, 16), threads, 0, s>>>(L, f, out, in...);
-  check_launch("map_strided");
-}
-
-}  // namespace
 
 template <class T>
 void binary(gpuvec_binary_op op, const Layout<3>& L, T* out, const T* a, const T* b,
@@ -111,6 +26,12 @@ void axpy(const Layout<3>& L, T* out, T alpha, const T* x, const T* y, int threa
   map(L, ops::Axpy<T>{alpha}, out, threads_per_block, stream, x, y);
 }
 
+template <class T>
+void axpby(const Layout<3>& L, T* out, T alpha, const T* x, T beta, const T* y,
+           int threads_per_block, gpuvec_stream stream) {
+  map(L, ops::Axpby<T>{alpha, beta}, out, threads_per_block, stream, x, y);
+}
+
 template void binary<float>(gpuvec_binary_op, const Layout<3>&, float*, const float*, const float*,
                             int, gpuvec_stream);
 template void binary<double>(gpuvec_binary_op, const Layout<3>&, double*, const double*,
@@ -121,5 +42,9 @@ template void axpy<float>(const Layout<3>&, float*, float, const float*, const f
                           gpuvec_stream);
 template void axpy<double>(const Layout<3>&, double*, double, const double*, const double*, int,
                            gpuvec_stream);
+template void axpby<float>(const Layout<3>&, float*, float, const float*, float, const float*, int,
+                           gpuvec_stream);
+template void axpby<double>(const Layout<3>&, double*, double, const double*, double,
+                            const double*, int, gpuvec_stream);
 
 }  // namespace gpuvec::cuda

@@ -7,12 +7,15 @@
 // size, the block size and the SM count, so results are deterministic.
 #include <stdint.h>
 
+#include <tuple>
+#include <type_traits>
 #include <utility>
 
 #include "../common/backends.hpp"
 #include "check.cuh"
 #include "gpuvec/ops.hpp"
 #include "launch.cuh"
+#include "staging.hpp"
 
 namespace gpuvec::cuda {
 namespace {
@@ -53,18 +56,51 @@ __device__ __forceinline__ Accumulator term_at(const Layout<N>& L, int64_t i, Te
 
 // One partial per block into partial[blockIdx.x] (of type Out: the final
 // result type when the grid is one block, the accumulator otherwise).
-template <bool Contiguous, int N, class Out, class Term, class... In>
-__global__ void reduce_blocks(const Layout<N> L, Term term, Out* partial, const In*... in) {
+// One partial per block into partial[blockIdx.x] (of type Out: the final
+// result type when the grid is one block, the accumulator otherwise), for a
+// strided layout.
+template <int N, class Out, class Term, class... In>
+__global__ void reduce_strided(const Layout<N> L, Term term, Out* partial, const In*... in) {
   Accumulator acc = 0;
   const int64_t step = static_cast<int64_t>(gridDim.x) * blockDim.x;
   for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < L.size;
        i += step) {
-    if constexpr (Contiguous) {
-      acc += term(in[i]...);
-    } else {
-      acc += term_at(L, i, term, std::index_sequence_for<In...>{}, in...);
-    }
+    acc += term_at(L, i, term, std::index_sequence_for<In...>{}, in...);
   }
+  acc = block_total(acc);
+  if (threadIdx.x == 0) partial[blockIdx.x] = static_cast<Out>(acc);
+}
+
+// V consecutive elements, loaded at once (16 bytes when V * sizeof(T) == 16).
+template <class T, int V>
+struct alignas(sizeof(T) * V) Lanes {
+  T v[V];
+};
+
+template <int V, class Term, class... P>
+__device__ __forceinline__ Accumulator lane_terms(Term term, const P&... lanes) {
+  Accumulator s = 0;
+#pragma unroll
+  for (int j = 0; j < V; ++j) s += term(lanes.v[j]...);
+  return s;
+}
+
+// The same for contiguous inputs, read V elements per load. Unrolling the
+// grid-stride loop keeps several loads in flight per thread, which a
+// reduction (one small read per element, nothing to write) needs to reach
+// full memory bandwidth.
+template <int V, class Out, class Term, class... In>
+__global__ void reduce_contiguous(int64_t n, Term term, Out* partial,
+                                  const In* __restrict__... in) {
+  Accumulator acc = 0;
+  const int64_t packs = n / V;
+  const int64_t step = static_cast<int64_t>(gridDim.x) * blockDim.x;
+  const int64_t first = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+#pragma unroll 4
+  for (int64_t p = first; p < packs; p += step) {
+    acc += lane_terms<V>(term, reinterpret_cast<const Lanes<In, V>*>(in)[p]...);
+  }
+  for (int64_t i = packs * V + first; i < n; i += step) acc += term(in[i]...);
   acc = block_total(acc);
   if (threadIdx.x == 0) partial[blockIdx.x] = static_cast<Out>(acc);
 }
@@ -77,27 +113,36 @@ __global__ void reduce_partials(const Accumulator* partial, int count, T* result
   if (threadIdx.x == 0) *result = static_cast<T>(acc);
 }
 
-template <bool Contiguous, int N, class Out, class Term, class... In>
-void launch_blocks(int blocks, int threads, cudaStream_t s, const Layout<N>& L, Term term,
-                   Out* partial, const In*... in) {
-  reduce_blocks<Contiguous><<<blocks, threads, 0, s>>>(L, term, partial, in...);
-  check_launch("reduce_blocks");
+template <class P>
+bool aligned16(const P* p) {
+  return reinterpret_cast<uintptr_t>(p) % 16 == 0;
 }
 
 template <int N, class T, class Term, class... In>
 void reduce(const Layout<N>& L, Term term, T* result, int threads_per_block, gpuvec_stream stream,
             const In*... in) {
+  using First = std::tuple_element_t<0, std::tuple<In...>>;
+  constexpr int V = 16 / sizeof(First);
   const int threads = block_size(threads_per_block);
   const cudaStream_t s = as_cuda_stream(stream);
   const bool contiguous = L.contiguous();
-  // Each thread of a multi-block launch should sum several elements, and
-  // there are at most 4 blocks per SM: the partials stay few.
-  const int blocks = grid_size((L.size + 7) / 8, threads, 4);
+  const bool vectors = contiguous && (aligned16(in) && ...);
+  // One wave of resident blocks at most, each thread summing at least four
+  // loads: the partials stay few enough for one block to add up.
+  const int64_t loads = vectors ? L.size / V : L.size;
+  const int blocks = grid_size((loads + 3) / 4, threads, std::max(1, 2048 / threads));
+  auto launch = [&](int grid, auto* out) {
+    if (vectors) {
+      reduce_contiguous<V><<<grid, threads, 0, s>>>(L.size, term, out, in...);
+    } else if (contiguous) {
+      reduce_contiguous<1><<<grid, threads, 0, s>>>(L.size, term, out, in...);
+    } else {
+      reduce_strided<<<grid, threads, 0, s>>>(L, term, out, in...);
+    }
+    check_launch("reduce");
+  };
   if (blocks == 1) {
-    if (contiguous)
-      launch_blocks<true>(1, threads, s, L, term, result, in...);
-    else
-      launch_blocks<false>(1, threads, s, L, term, result, in...);
+    launch(1, result);
     return;
   }
   // The partials live in stream-ordered memory: freed after the last kernel
@@ -106,10 +151,7 @@ void reduce(const Layout<N>& L, Term term, T* result, int threads_per_block, gpu
   GPUVEC_CUDA_CHECK(cudaMallocAsync(&partial, blocks * sizeof(Accumulator), s));
   auto* acc = static_cast<Accumulator*>(partial);
   try {
-    if (contiguous)
-      launch_blocks<true>(blocks, threads, s, L, term, acc, in...);
-    else
-      launch_blocks<false>(blocks, threads, s, L, term, acc, in...);
+    launch(blocks, acc);
     reduce_partials<<<1, threads, 0, s>>>(acc, blocks, result);
     check_launch("reduce_partials");
   } catch (...) {
@@ -132,6 +174,25 @@ void dot(const Layout<2>& L, const T* x, const T* y, T* result, int threads_per_
   reduce(L, ops::DotTerm{}, result, threads_per_block, stream, x, y);
 }
 
+template <class T>
+void sum_into_double(const Layout<1>& L, const T* x, double* result, int threads_per_block,
+                     gpuvec_stream stream) {
+  reduce(L, ops::SumTerm{}, result, threads_per_block, stream, x);
+}
+
+template <class T>
+void dot_into_double(const Layout<2>& L, const T* x, const T* y, double* result,
+                     int threads_per_block, gpuvec_stream stream) {
+  reduce(L, ops::DotTerm{}, result, threads_per_block, stream, x, y);
+}
+
+template void sum_into_double<float>(const Layout<1>&, const float*, double*, int, gpuvec_stream);
+template void sum_into_double<double>(const Layout<1>&, const double*, double*, int,
+                                      gpuvec_stream);
+template void dot_into_double<float>(const Layout<2>&, const float*, const float*, double*, int,
+                                     gpuvec_stream);
+template void dot_into_double<double>(const Layout<2>&, const double*, const double*, double*, int,
+                                      gpuvec_stream);
 template void sum<float>(const Layout<1>&, const float*, float*, int, gpuvec_stream);
 template void sum<double>(const Layout<1>&, const double*, double*, int, gpuvec_stream);
 template void dot<float>(const Layout<2>&, const float*, const float*, float*, int, gpuvec_stream);

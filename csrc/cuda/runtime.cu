@@ -176,12 +176,105 @@ gpuvec_status gpuvec_cuda_copy_to_host(void* dst, const void* src, size_t bytes,
   });
 }
 
+gpuvec_status gpuvec_cuda_copy_on_device(void* dst, const void* src, size_t bytes,
+                                         gpuvec_stream stream) {
+  return guard([&] {
+    GPUVEC_CUDA_CHECK(
+        cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, as_cuda_stream(stream)));
+  });
+}
+
+gpuvec_status gpuvec_cuda_read_scalar(const void* src, size_t bytes, gpuvec_stream stream,
+                                      void* dst) {
+  return guard([&] {
+    // One small pinned buffer per thread, kept for the life of the thread:
+    // a copy from pageable memory would go through a driver bounce buffer.
+    thread_local void* pinned = nullptr;
+    if (bytes > 16) gpuvec::throw_invalid_argument("read_scalar reads at most 16 bytes");
+    if (pinned == nullptr) GPUVEC_CUDA_CHECK(cudaMallocHost(&pinned, 16));
+    const cudaStream_t s = as_cuda_stream(stream);
+    GPUVEC_CUDA_CHECK(cudaMemcpyAsync(pinned, src, bytes, cudaMemcpyDeviceToHost, s));
+    GPUVEC_CUDA_CHECK(cudaStreamSynchronize(s));
+    std::memcpy(dst, pinned, bytes);
+  });
+}
+
 gpuvec_status gpuvec_cuda_stream_synchronize(gpuvec_stream stream) {
   return guard([&] { GPUVEC_CUDA_CHECK(cudaStreamSynchronize(as_cuda_stream(stream))); });
 }
 
 gpuvec_status gpuvec_cuda_device_synchronize(void) {
   return guard([&] { GPUVEC_CUDA_CHECK(cudaDeviceSynchronize()); });
+}
+
+gpuvec_status gpuvec_cuda_pool_usage(size_t* used_bytes, size_t* reserved_bytes) {
+  return guard([&] {
+    cudaMemPool_t pool;
+    uint64_t used = 0, reserved = 0;
+    GPUVEC_CUDA_CHECK(cudaDeviceGetDefaultMemPool(&pool, gpuvec::cuda::current_device()));
+    GPUVEC_CUDA_CHECK(cudaMemPoolGetAttribute(pool, cudaMemPoolAttrUsedMemCurrent, &used));
+    GPUVEC_CUDA_CHECK(cudaMemPoolGetAttribute(pool, cudaMemPoolAttrReservedMemCurrent, &reserved));
+    *used_bytes = used;
+    *reserved_bytes = reserved;
+  });
+}
+
+gpuvec_status gpuvec_cuda_pool_release_cached(void) {
+  return guard([&] {
+    cudaMemPool_t pool;
+    GPUVEC_CUDA_CHECK(cudaDeviceGetDefaultMemPool(&pool, gpuvec::cuda::current_device()));
+    // Frees queued on streams become cached only once the streams reach them.
+    GPUVEC_CUDA_CHECK(cudaDeviceSynchronize());
+    GPUVEC_CUDA_CHECK(cudaMemPoolTrimTo(pool, 0));
+  });
+}
+
+gpuvec_status gpuvec_cuda_stream_create(gpuvec_stream* stream) {
+  return guard([&] {
+    cudaStream_t s = nullptr;
+    GPUVEC_CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+    *stream = s;
+  });
+}
+
+gpuvec_status gpuvec_cuda_stream_destroy(gpuvec_stream stream) {
+  return guard([&] { GPUVEC_CUDA_CHECK(cudaStreamDestroy(as_cuda_stream(stream))); });
+}
+
+gpuvec_status gpuvec_cuda_event_create(gpuvec_event* event) {
+  return guard([&] {
+    cudaEvent_t e = nullptr;
+    GPUVEC_CUDA_CHECK(cudaEventCreate(&e));
+    *event = e;
+  });
+}
+
+gpuvec_status gpuvec_cuda_event_destroy(gpuvec_event event) {
+  return guard([&] { GPUVEC_CUDA_CHECK(cudaEventDestroy(static_cast<cudaEvent_t>(event))); });
+}
+
+gpuvec_status gpuvec_cuda_event_record(gpuvec_event event, gpuvec_stream stream) {
+  return guard([&] {
+    GPUVEC_CUDA_CHECK(cudaEventRecord(static_cast<cudaEvent_t>(event), as_cuda_stream(stream)));
+  });
+}
+
+gpuvec_status gpuvec_cuda_event_synchronize(gpuvec_event event) {
+  return guard([&] { GPUVEC_CUDA_CHECK(cudaEventSynchronize(static_cast<cudaEvent_t>(event))); });
+}
+
+gpuvec_status gpuvec_cuda_event_elapsed_ms(gpuvec_event start, gpuvec_event end, float* ms) {
+  return guard([&] {
+    GPUVEC_CUDA_CHECK(
+        cudaEventElapsedTime(ms, static_cast<cudaEvent_t>(start), static_cast<cudaEvent_t>(end)));
+  });
+}
+
+gpuvec_status gpuvec_cuda_stream_wait_event(gpuvec_stream stream, gpuvec_event event) {
+  return guard([&] {
+    GPUVEC_CUDA_CHECK(
+        cudaStreamWaitEvent(as_cuda_stream(stream), static_cast<cudaEvent_t>(event), 0));
+  });
 }
 
 }  // extern "C"

@@ -29,7 +29,12 @@ typedef enum gpuvec_binary_op {
   GPUVEC_ADD = 0,
   GPUVEC_SUBTRACT = 1,
   GPUVEC_MULTIPLY = 2,
-  GPUVEC_DIVIDE = 3
+  GPUVEC_DIVIDE = 3,
+  GPUVEC_POWER = 4,
+  GPUVEC_MAXIMUM = 5, /* NaN propagates, like numpy.maximum */
+  GPUVEC_MINIMUM = 6,
+  GPUVEC_HYPOT = 7,
+  GPUVEC_ATAN2 = 8 /* atan2(a, b), numpy.arctan2 */
 } gpuvec_binary_op;
 
 gpuvec_status gpuvec_binary_f32(gpuvec_backend backend, gpuvec_binary_op op, int ndim,
@@ -62,6 +67,18 @@ gpuvec_status gpuvec_axpy_f64(gpuvec_backend backend, int ndim, const int64_t* s
                               const double* x, const int64_t* x_strides, const double* y,
                               const int64_t* y_strides, double* out, const int64_t* out_strides,
                               int threads_per_block, gpuvec_stream stream);
+
+/* out = alpha * x + beta * y. */
+gpuvec_status gpuvec_axpby_f32(gpuvec_backend backend, int ndim, const int64_t* shape, float alpha,
+                               const float* x, const int64_t* x_strides, float beta,
+                               const float* y, const int64_t* y_strides, float* out,
+                               const int64_t* out_strides, int threads_per_block,
+                               gpuvec_stream stream);
+gpuvec_status gpuvec_axpby_f64(gpuvec_backend backend, int ndim, const int64_t* shape,
+                               double alpha, const double* x, const int64_t* x_strides,
+                               double beta, const double* y, const int64_t* y_strides, double* out,
+                               const int64_t* out_strides, int threads_per_block,
+                               gpuvec_stream stream);
 
 /* *result = sum of x, accumulated in double in a fixed tree order, so the
  * result is deterministic for a given input, launch configuration and device.

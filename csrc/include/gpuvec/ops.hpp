@@ -3,10 +3,15 @@
 // Each op is a small functor that compiles for both the host and the device, so
 // a new elementwise op is one line here plus one line where it is dispatched
 // (csrc/common/dispatch.hpp). Both backends call the same functor, which is why
-// they give bit-identical elementwise results (nvcc builds with -fmad=false so
-// that it does not fuse a*b+c where the host compiler would not).
+// they give bit-identical results for the correctly rounded ops (arithmetic,
+// sqrt, comparisons; nvcc builds with -fmad=false so that it does not fuse
+// a*b+c where the host compiler would not); the math library functions (exp,
+// sin, pow, ...) agree to a few ulp.
 #ifndef GPUVEC_OPS_HPP
 #define GPUVEC_OPS_HPP
+
+#include <math.h>
+#include <stdint.h>
 
 #if defined(__CUDACC__)
 #define GPUVEC_HD __host__ __device__ __forceinline__
@@ -16,6 +21,33 @@
 
 namespace gpuvec::ops {
 
+// The C math library by dtype: float calls expf, double calls exp, on the host
+// and on the device alike (CUDA declares both for device code). Apart from
+// fabs and sqrt these are not correctly rounded: the CUDA and the host
+// libraries differ by a few ulp.
+namespace math {
+#define GPUVEC_MATH_1(name)                              \
+  GPUVEC_HD float name(float x) { return ::name##f(x); } \
+  GPUVEC_HD double name(double x) { return ::name(x); }
+#define GPUVEC_MATH_2(name)                                          \
+  GPUVEC_HD float name(float a, float b) { return ::name##f(a, b); } \
+  GPUVEC_HD double name(double a, double b) { return ::name(a, b); }
+GPUVEC_MATH_1(fabs)
+GPUVEC_MATH_1(sqrt)
+GPUVEC_MATH_1(exp)
+GPUVEC_MATH_1(expm1)
+GPUVEC_MATH_1(log)
+GPUVEC_MATH_1(log1p)
+GPUVEC_MATH_1(sin)
+GPUVEC_MATH_1(cos)
+GPUVEC_MATH_1(tanh)
+GPUVEC_MATH_2(pow)
+GPUVEC_MATH_2(hypot)
+GPUVEC_MATH_2(atan2)
+#undef GPUVEC_MATH_1
+#undef GPUVEC_MATH_2
+}  // namespace math
+
 // The binary elementwise family: out = a (op) b. One line per op, kept on one
 // line on purpose.
 // clang-format off
@@ -23,7 +55,56 @@ struct Add { template <class T> GPUVEC_HD T operator()(T a, T b) const { return 
 struct Subtract { template <class T> GPUVEC_HD T operator()(T a, T b) const { return a - b; } };
 struct Multiply { template <class T> GPUVEC_HD T operator()(T a, T b) const { return a * b; } };
 struct Divide { template <class T> GPUVEC_HD T operator()(T a, T b) const { return a / b; } };
+struct Power { template <class T> GPUVEC_HD T operator()(T a, T b) const { return math::pow(a, b); } };
+struct Maximum { template <class T> GPUVEC_HD T operator()(T a, T b) const { return (a >= b || a != a) ? a : b; } };
+struct Minimum { template <class T> GPUVEC_HD T operator()(T a, T b) const { return (a <= b || a != a) ? a : b; } };
+struct Hypot { template <class T> GPUVEC_HD T operator()(T a, T b) const { return math::hypot(a, b); } };
+struct Atan2 { template <class T> GPUVEC_HD T operator()(T a, T b) const { return math::atan2(a, b); } };
 // clang-format on
+// Maximum and Minimum return a NaN operand, as NumPy does; fmax and fmin
+// would return the other operand instead.
+
+// The unary family: out = f(x).
+// clang-format off
+struct Negative { template <class T> GPUVEC_HD T operator()(T x) const { return -x; } };
+struct Abs { template <class T> GPUVEC_HD T operator()(T x) const { return math::fabs(x); } };
+struct Sqrt { template <class T> GPUVEC_HD T operator()(T x) const { return math::sqrt(x); } };
+struct Exp { template <class T> GPUVEC_HD T operator()(T x) const { return math::exp(x); } };
+struct Log { template <class T> GPUVEC_HD T operator()(T x) const { return math::log(x); } };
+struct Log1p { template <class T> GPUVEC_HD T operator()(T x) const { return math::log1p(x); } };
+struct Expm1 { template <class T> GPUVEC_HD T operator()(T x) const { return math::expm1(x); } };
+struct Sin { template <class T> GPUVEC_HD T operator()(T x) const { return math::sin(x); } };
+struct Cos { template <class T> GPUVEC_HD T operator()(T x) const { return math::cos(x); } };
+struct Tanh { template <class T> GPUVEC_HD T operator()(T x) const { return math::tanh(x); } };
+// clang-format on
+
+// 1 / (1 + exp(-x)), written so that exp never overflows: for x < 0 it is
+// exp(x) / (1 + exp(x)). Both branches share e = exp(-|x|) <= 1.
+struct Sigmoid {
+  template <class T>
+  GPUVEC_HD T operator()(T x) const {
+    const T e = math::exp(-math::fabs(x));
+    return x >= T(0) ? T(1) / (T(1) + e) : e / (T(1) + e);
+  }
+};
+
+// numpy.clip: maximum(x, lo), then minimum(.., hi), each propagating NaN, so
+// a NaN in x, lo or hi gives NaN, and lo > hi gives hi.
+struct Clip {
+  template <class T>
+  GPUVEC_HD T operator()(T x, T lo, T hi) const {
+    const T m = (x != x || x > lo) ? x : lo;
+    return (m != m || m < hi) ? m : hi;
+  }
+};
+
+// numpy.where: a where cond is nonzero, else b.
+struct Where {
+  template <class T>
+  GPUVEC_HD T operator()(uint8_t cond, T a, T b) const {
+    return cond ? a : b;
+  }
+};
 
 // out = alpha * x
 template <class T>
@@ -37,6 +118,14 @@ template <class T>
 struct Axpy {
   T alpha;
   GPUVEC_HD T operator()(T x, T y) const { return alpha * x + y; }
+};
+
+// out = alpha * x + beta * y
+template <class T>
+struct Axpby {
+  T alpha;
+  T beta;
+  GPUVEC_HD T operator()(T x, T y) const { return alpha * x + beta * y; }
 };
 
 // Reductions accumulate in double whatever the input type: the extra precision

@@ -52,8 +52,33 @@ gpuvec_status gpuvec_cuda_copy_to_device(void* dst, const void* src, size_t byte
                                          gpuvec_stream stream);
 gpuvec_status gpuvec_cuda_copy_to_host(void* dst, const void* src, size_t bytes,
                                        gpuvec_stream stream);
+gpuvec_status gpuvec_cuda_copy_on_device(void* dst, const void* src, size_t bytes,
+                                         gpuvec_stream stream);
 gpuvec_status gpuvec_cuda_stream_synchronize(gpuvec_stream stream);
+/* Copies one value (at most 16 bytes) to the host through a pinned buffer and
+ * waits for it: the fast way to turn a device result into a Python float. */
+gpuvec_status gpuvec_cuda_read_scalar(const void* src, size_t bytes, gpuvec_stream stream,
+                                      void* dst);
 gpuvec_status gpuvec_cuda_device_synchronize(void);
+
+/* The caching pool of the current device: bytes handed out and bytes held
+ * (handed out plus cached), and giving the cached bytes back to the driver. */
+gpuvec_status gpuvec_cuda_pool_usage(size_t* used_bytes, size_t* reserved_bytes);
+gpuvec_status gpuvec_cuda_pool_release_cached(void);
+
+/* Streams: created non-blocking, so they never wait on the legacy default stream. */
+gpuvec_status gpuvec_cuda_stream_create(gpuvec_stream* stream);
+gpuvec_status gpuvec_cuda_stream_destroy(gpuvec_stream stream);
+
+/* Events (cudaEvent_t), with timing. */
+typedef void* gpuvec_event;
+gpuvec_status gpuvec_cuda_event_create(gpuvec_event* event);
+gpuvec_status gpuvec_cuda_event_destroy(gpuvec_event event);
+gpuvec_status gpuvec_cuda_event_record(gpuvec_event event, gpuvec_stream stream);
+gpuvec_status gpuvec_cuda_event_synchronize(gpuvec_event event);
+gpuvec_status gpuvec_cuda_event_elapsed_ms(gpuvec_event start, gpuvec_event end, float* ms);
+/* Work queued on stream after this call waits until the event has happened. */
+gpuvec_status gpuvec_cuda_stream_wait_event(gpuvec_stream stream, gpuvec_event event);
 
 #ifdef __cplusplus
 }

@@ -1,0 +1,333 @@
+// Reductions over axes (gpuvec/reduce.h) on the CUDA backend.
+//
+// The launch shape follows the m rows of n elements and how they lie:
+//   - rows side by side in memory (a column reduction, such as summing a
+//     C-ordered matrix over axis 0): a block takes a tile of 32 rows, the 32
+//     lanes of a warp read 32 neighbouring rows at the same j (one coalesced
+//     load), the block's warps take different j, and shared memory combines
+//     them;
+//   - many rows, or short ones: a group of G lanes of one warp per row, G a
+//     power of two up to 32 chosen from n, combined with warp shuffles;
+//   - few long rows: several blocks per row, each combining its threads with
+//     warp shuffles and shared memory.
+// Where several blocks share a row, each writes its state to stream-ordered
+// scratch memory and a second kernel combines them, a warp per row. Every
+// tree depends only on m, n, the layout, the block size and the SM count, so
+// results are deterministic.
+#include <stdint.h>
+
+#include <cstring>
+#include <type_traits>
+
+#include "../common/backends.hpp"
+#include "../common/dispatch.hpp"
+#include "check.cuh"
+#include "gpuvec/reduce_ops.hpp"
+#include "launch.cuh"
+
+namespace gpuvec::cuda {
+namespace {
+
+using ops::reduce::for_row;
+
+constexpr unsigned kFullMask = 0xffffffffu;
+constexpr int kWarp = 32;
+
+// A state moved down a warp by `delta` lanes, within groups of `width` lanes,
+// one 32-bit word at a time (states are plain structs of doubles and int64s).
+template <class A>
+__device__ __forceinline__ A shuffle_down(A v, int delta, int width) {
+  static_assert(sizeof(A) % sizeof(int) == 0, "a state moves as 32-bit words");
+  constexpr int kWords = sizeof(A) / sizeof(int);
+  int words[kWords];
+  memcpy(words, &v, sizeof(A));
+#pragma unroll
+  for (int k = 0; k < kWords; ++k) words[k] = __shfl_down_sync(kFullMask, words[k], delta, width);
+  memcpy(&v, words, sizeof(A));
+  return v;
+}
+
+// The total of each group of `width` lanes (a power of two), valid in the
+// group's first lane. Every lane of the warp must take part.
+template <class Op, class A>
+__device__ __forceinline__ A group_total(const Op& op, A v, int width) {
+  for (int delta = width / 2; delta > 0; delta >>= 1) {
+    v = op.combine(v, shuffle_down(v, delta, width));
+  }
+  return v;
+}
+
+// The block's total, valid in thread 0. blockDim.x is a multiple of 32.
+template <class Op, class A>
+__device__ __forceinline__ A block_total(const Op& op, A v) {
+  __shared__ A warp_totals[kWarp];
+  const int lane = threadIdx.x % kWarp;
+  const int warp = threadIdx.x / kWarp;
+  v = group_total(op, v, kWarp);
+  if (lane == 0) warp_totals[warp] = v;
+  __syncthreads();
+  if (warp == 0) {
+    v = lane < static_cast<int>(blockDim.x / kWarp) ? warp_totals[lane] : op.identity();
+    v = group_total(op, v, kWarp);
+  }
+  __syncthreads();  // warp_totals is reused by the block's next row
+  return v;
+}
+
+// Offset of element j of a row.
+__device__ __forceinline__ int64_t element_offset(const Layout<1>& row, int64_t j) {
+  if (row.ndim == 1) return j * row.strides[0][0];
+  int64_t off[1];
+  row.offsets(j, off);
+  return off[0];
+}
+
+// The state of elements first, first + step, ... of a row, combined in that
+// order. Loads go out kUnroll at a time: one load in flight per thread would
+// leave most of the memory bandwidth unused.
+constexpr int kUnroll = 4;
+
+template <class RowOp, class T>
+__device__ __forceinline__ typename RowOp::Acc accumulate(const RowOp& rop, const Layout<1>& row,
+                                                          const T* x, int64_t first,
+                                                          int64_t step) {
+  typename RowOp::Acc acc = rop.identity();
+  int64_t j = first;
+  for (; j + (kUnroll - 1) * step < row.size; j += kUnroll * step) {
+    T v[kUnroll];
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u) v[u] = x[element_offset(row, j + u * step)];
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u) acc = rop.combine(acc, rop.term(v[u], j + u * step));
+  }
+  for (; j < row.size; j += step) acc = rop.combine(acc, rop.term(x[element_offset(row, j)], j));
+  return acc;
+}
+
+// A group of `group` lanes per row; a warp holds 32 / group rows.
+template <class Op, class T, class Out>
+__global__ void reduce_groups(const Layout<2> rows, const Layout<1> row, const Op op,
+                              const T* __restrict__ x, Out* __restrict__ out, int group) {
+  const int lane = threadIdx.x % kWarp;
+  const int per_warp = kWarp / group;
+  const int64_t warp = (static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x) / kWarp;
+  const int64_t warps = static_cast<int64_t>(gridDim.x) * blockDim.x / kWarp;
+  // `first` is the same for the whole warp, so all its lanes shuffle together.
+  for (int64_t first = warp * per_warp; first < rows.size; first += warps * per_warp) {
+    const int64_t r = first + lane / group;
+    const bool valid = r < rows.size;
+    const auto rop = for_row(op, valid ? r : first);
+    int64_t off[2] = {0, 0};
+    auto acc = rop.identity();
+    if (valid) {
+      rows.offsets(r, off);
+      acc = accumulate(rop, row, x + off[1], lane % group, group);
+    }
+    acc = group_total(rop, acc, group);
+    if (valid && lane % group == 0) out[off[0]] = rop.template finish<Out>(acc, row.size);
+  }
+}
+
+// Tiles of 32 side-by-side rows: lane = row of the tile, warp = slot of j.
+// Blocks with different blockIdx.y take different j of the same tile and
+// leave their states in partial[r * gridDim.y + blockIdx.y].
+template <class Op, class T, class Out, class A>
+__global__ void reduce_tiles(const Layout<2> rows, const Layout<1> row, const Op op,
+                             const T* __restrict__ x, Out* __restrict__ out, A* partial) {
+  __shared__ A states[GPUVEC_MAX_THREADS_PER_BLOCK];
+  const int lane = threadIdx.x % kWarp;
+  const int slot = threadIdx.x / kWarp;
+  const int slots = blockDim.x / kWarp;
+  for (int64_t first = static_cast<int64_t>(blockIdx.x) * kWarp; first < rows.size;
+       first += static_cast<int64_t>(gridDim.x) * kWarp) {
+    const int64_t r = first + lane;
+    const bool valid = r < rows.size;
+    const auto rop = for_row(op, valid ? r : first);
+    int64_t off[2] = {0, 0};
+    A acc = rop.identity();
+    if (valid) {
+      rows.offsets(r, off);
+      acc = accumulate(rop, row, x + off[1], static_cast<int64_t>(blockIdx.y) * slots + slot,
+                       static_cast<int64_t>(slots) * gridDim.y);
+    }
+    states[threadIdx.x] = acc;
+    __syncthreads();
+    if (slot == 0) {
+      for (int k = 1; k < slots; ++k) acc = rop.combine(acc, states[k * kWarp + lane]);
+      if (valid) {
+        if (gridDim.y == 1) {
+          out[off[0]] = rop.template finish<Out>(acc, row.size);
+        } else {
+          partial[r * gridDim.y + blockIdx.y] = acc;
+        }
+      }
+    }
+    __syncthreads();
+  }
+}
+
+// gridDim.x blocks per row: block b takes elements b * blockDim.x + t,
+// stepping over the whole grid row; rows are spread over blockIdx.y.
+template <class Op, class T, class Out, class A>
+__global__ void reduce_blocks(const Layout<2> rows, const Layout<1> row, const Op op,
+                              const T* __restrict__ x, Out* __restrict__ out, A* partial) {
+  for (int64_t r = blockIdx.y; r < rows.size; r += gridDim.y) {
+    const auto rop = for_row(op, r);
+    int64_t off[2];
+    rows.offsets(r, off);
+    A acc = accumulate(rop, row, x + off[1],
+                       static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x,
+                       static_cast<int64_t>(gridDim.x) * blockDim.x);
+    acc = block_total(rop, acc);
+    if (threadIdx.x == 0) {
+      if (gridDim.x == 1) {
+        out[off[0]] = rop.template finish<Out>(acc, row.size);
+      } else {
+        partial[r * gridDim.x + blockIdx.x] = acc;
+      }
+    }
+  }
+}
+
+// The second pass where blocks shared rows: a warp per row combines its
+// `parts` states and writes the output.
+template <class Op, class Out, class A>
+__global__ void reduce_partials(const Layout<2> rows, int64_t n, const Op op, const A* partial,
+                                int parts, Out* __restrict__ out) {
+  const int lane = threadIdx.x % kWarp;
+  const int64_t warp = (static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x) / kWarp;
+  const int64_t warps = static_cast<int64_t>(gridDim.x) * blockDim.x / kWarp;
+  for (int64_t r = warp; r < rows.size; r += warps) {
+    const auto rop = for_row(op, r);
+    A acc = rop.identity();
+    for (int k = lane; k < parts; k += kWarp) acc = rop.combine(acc, partial[r * parts + k]);
+    acc = group_total(rop, acc, kWarp);
+    if (lane == 0) {
+      int64_t off[2];
+      rows.offsets(r, off);
+      out[off[0]] = rop.template finish<Out>(acc, n);
+    }
+  }
+}
+
+// Stream-ordered scratch memory, freed in stream order when it goes out of
+// scope: after the kernels queued before, reused by the next call.
+class Scratch {
+ public:
+  Scratch(size_t bytes, cudaStream_t stream) : stream_(stream) {
+    GPUVEC_CUDA_CHECK(cudaMallocAsync(&ptr_, bytes, stream));
+  }
+  ~Scratch() { cudaFreeAsync(ptr_, stream_); }
+  Scratch(const Scratch&) = delete;
+  Scratch& operator=(const Scratch&) = delete;
+  template <class P>
+  P* as() const {
+    return static_cast<P*>(ptr_);
+  }
+
+ private:
+  void* ptr_ = nullptr;
+  cudaStream_t stream_;
+};
+
+int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+int64_t clamp(int64_t v, int64_t lo, int64_t hi) { return v < lo ? lo : (v > hi ? hi : v); }
+
+// Reduces the rows of x into out (operand 0 of `rows`) with op.
+template <class Op, class T, class Out>
+void run(const Layout<2>& rows, const Layout<1>& row, const Op& op, const T* x, Out* out,
+         int threads_per_block, cudaStream_t s) {
+  using A = typename Op::Acc;
+  const int threads = block_size(threads_per_block);
+  const int64_t m = rows.size, n = row.size;
+  const int64_t sms = multiprocessor_count();
+  // About what the GPU runs at once: more threads or blocks than this gain
+  // little, fewer leave it idle.
+  const int64_t enough_threads = sms * 1024, enough_blocks = sms * 8;
+  // Each thread should take at least this many elements of a split row.
+  constexpr int64_t kPerThread = 8;
+  int64_t parts = 1;
+  dim3 grid;
+  enum { kGroups, kTiles, kBlocks } shape;
+  const bool side_by_side = rows.ndim > 0 && (rows.strides[1][rows.ndim - 1] == 1 ||
+                                              rows.strides[1][rows.ndim - 1] == -1);
+  int group = 1;
+  while (group < kWarp && group * 4 < n) group *= 2;
+  // Tiles leave lanes idle below 32 rows: under 16, other shapes do better.
+  if (side_by_side && n > 1 && m >= kWarp / 2) {
+    shape = kTiles;
+    const int64_t slots = threads / kWarp;
+    grid.x = static_cast<unsigned>(clamp(ceil_div(m, kWarp), 1, sms * 16));
+    parts = clamp(ceil_div(enough_blocks, grid.x), 1, ceil_div(n, slots * kPerThread));
+    parts = clamp(parts, 1, 65535);
+    grid.y = static_cast<unsigned>(parts);
+  } else if (n <= 1024 || m * group >= enough_threads) {
+    shape = kGroups;
+    const int64_t warps = ceil_div(m, kWarp / group);
+    grid.x = static_cast<unsigned>(grid_size(warps * kWarp, threads, 16));
+  } else {
+    shape = kBlocks;
+    parts = clamp(ceil_div(enough_blocks, m), 1, ceil_div(n, threads * kPerThread));
+    grid.x = static_cast<unsigned>(parts);
+    grid.y = static_cast<unsigned>(clamp(m, 1, 65535));
+  }
+  if (shape == kGroups) {
+    reduce_groups<<<grid, threads, 0, s>>>(rows, row, op, x, out, group);
+    check_launch("reduce_groups");
+    return;
+  }
+  if (parts == 1) {
+    if (shape == kTiles) {
+      reduce_tiles<<<grid, threads, 0, s>>>(rows, row, op, x, out, static_cast<A*>(nullptr));
+    } else {
+      reduce_blocks<<<grid, threads, 0, s>>>(rows, row, op, x, out, static_cast<A*>(nullptr));
+    }
+    check_launch(shape == kTiles ? "reduce_tiles" : "reduce_blocks");
+    return;
+  }
+  const Scratch partial(static_cast<size_t>(m * parts) * sizeof(A), s);
+  if (shape == kTiles) {
+    reduce_tiles<<<grid, threads, 0, s>>>(rows, row, op, x, out, partial.as<A>());
+  } else {
+    reduce_blocks<<<grid, threads, 0, s>>>(rows, row, op, x, out, partial.as<A>());
+  }
+  check_launch(shape == kTiles ? "reduce_tiles" : "reduce_blocks");
+  const int blocks = grid_size(m * kWarp, threads, 16);
+  reduce_partials<<<blocks, threads, 0, s>>>(rows, n, op, partial.as<A>(), static_cast<int>(parts),
+                                             out);
+  check_launch("reduce_partials");
+}
+
+// var and std: the row means first, then the squared deviations from them.
+template <class T, class Out>
+void run_two_pass(const Layout<2>& rows, const Layout<1>& row, ops::reduce::Deviations op,
+                  const T* x, Out* out, int threads_per_block, cudaStream_t s) {
+  const Scratch means(static_cast<size_t>(rows.size) * sizeof(double), s);
+  run(with_dense_first_operand(rows), row, ops::reduce::Mean{}, x, means.as<double>(),
+      threads_per_block, s);
+  op.means = means.as<double>();
+  run(rows, row, op, x, out, threads_per_block, s);
+}
+
+}  // namespace
+
+template <class T>
+void reduce(gpuvec_reduce_op op, const Layout<2>& rows, const Layout<1>& row, const T* x,
+            void* out, double ddof, int threads_per_block, gpuvec_stream stream) {
+  const cudaStream_t s = as_cuda_stream(stream);
+  visit_reduce_op<T>(op, ddof, [&](auto f, auto out_type) {
+    using Out = decltype(out_type);
+    if constexpr (std::is_same_v<decltype(f), ops::reduce::Deviations>) {
+      run_two_pass(rows, row, f, x, static_cast<Out*>(out), threads_per_block, s);
+    } else {
+      run(rows, row, f, x, static_cast<Out*>(out), threads_per_block, s);
+    }
+  });
+}
+
+template void reduce<float>(gpuvec_reduce_op, const Layout<2>&, const Layout<1>&, const float*,
+                            void*, double, int, gpuvec_stream);
+template void reduce<double>(gpuvec_reduce_op, const Layout<2>&, const Layout<1>&, const double*,
+                             void*, double, int, gpuvec_stream);
+
+}  // namespace gpuvec::cuda

@@ -1,0 +1,128 @@
+// Reductions over axes (gpuvec/reduce.h) on the host backend.
+//
+// Each row is cut into fixed blocks of kBlock elements. A block is reduced in
+// order, and the block states of a row are then combined pairwise, so the
+// order depends only on the row's length, never on the number of threads: the
+// result is deterministic. The unit of parallel work is a block of a tile of
+// up to kTile consecutive rows, walked side by side (element j of every row
+// of the tile before element j + 1): a column reduction, whose neighbouring
+// rows are neighbours in memory, then reads memory in order.
+#include <stdint.h>
+
+#include <type_traits>
+#include <vector>
+
+#include "../common/backends.hpp"
+#include "../common/dispatch.hpp"
+#include "gpuvec/reduce_ops.hpp"
+#include "walk.hpp"
+
+namespace gpuvec::host {
+namespace {
+
+using ops::reduce::for_row;
+
+constexpr int64_t kBlock = 1 << 14;
+constexpr int kTile = 16;
+
+template <class Op, class Acc>
+Acc pairwise_total(const Op& op, const Acc* v, int64_t n) {
+  if (n <= 8) {
+    Acc s = v[0];
+    for (int64_t i = 1; i < n; ++i) s = op.combine(s, v[i]);
+    return s;
+  }
+  const int64_t half = n / 2;
+  return op.combine(pairwise_total(op, v, half), pairwise_total(op, v + half, n - half));
+}
+
+// Reduces the rows of x into out (operand 0 of `rows`) with op.
+template <class Op, class T, class Out>
+void run(const Layout<2>& rows, const Layout<1>& row, const Op& op, const T* x, Out* out) {
+  using RowOp = decltype(for_row(op, 0));
+  using Acc = typename Op::Acc;
+  const int64_t m = rows.size, n = row.size;
+  const int64_t tiles = (m + kTile - 1) / kTile;
+  const int64_t blocks = n > kBlock ? (n + kBlock - 1) / kBlock : 1;
+  // Rows of more than one block keep their block states here until the end.
+  std::vector<Acc> partial(blocks > 1 ? m * blocks : 0);
+  const int64_t items = tiles * blocks;
+#pragma omp parallel for if (m * n > kParallelThreshold) schedule(static)
+  for (int64_t item = 0; item < items; ++item) {
+    const int64_t tile = item / blocks, blk = item % blocks;
+    const int64_t r0 = tile * kTile;
+    const int count = static_cast<int>(m - r0 < kTile ? m - r0 : kTile);
+    const int64_t begin = blk * kBlock;
+    const int64_t end = begin + kBlock < n ? begin + kBlock : n;
+    RowOp row_ops[kTile];
+    const T* base[kTile];
+    int64_t out_off[kTile];
+    Acc acc[kTile];
+    for (int i = 0; i < count; ++i) {
+      int64_t off[2];
+      rows.offsets(r0 + i, off);
+      row_ops[i] = for_row(op, r0 + i);
+      base[i] = x + off[1];
+      out_off[i] = off[0];
+      acc[i] = row_ops[i].identity();
+    }
+    auto visit = [&](int64_t j, int64_t offset) {
+      for (int i = 0; i < count; ++i)
+        acc[i] = row_ops[i].combine(acc[i], row_ops[i].term(base[i][offset], j));
+    };
+    if (row.ndim <= 1) {
+      const int64_t stride = row.ndim == 1 ? row.strides[0][0] : 0;
+      for (int64_t j = begin; j < end; ++j) visit(j, j * stride);
+    } else {
+      int64_t j = begin;
+      walk(row, begin, end, [&](const int64_t(&off)[1]) { visit(j++, off[0]); });
+    }
+    for (int i = 0; i < count; ++i) {
+      if (blocks == 1) {
+        out[out_off[i]] = row_ops[i].template finish<Out>(acc[i], n);
+      } else {
+        partial[(r0 + i) * blocks + blk] = acc[i];
+      }
+    }
+  }
+  if (blocks == 1) return;
+#pragma omp parallel for if (m * n > kParallelThreshold) schedule(static)
+  for (int64_t r = 0; r < m; ++r) {
+    const RowOp rop = for_row(op, r);
+    int64_t off[2];
+    rows.offsets(r, off);
+    out[off[0]] = rop.template finish<Out>(pairwise_total(rop, &partial[r * blocks], blocks), n);
+  }
+}
+
+// var and std: the row means first, then the squared deviations from them.
+template <class T, class Out>
+void run_two_pass(const Layout<2>& rows, const Layout<1>& row, ops::reduce::Deviations op,
+                  const T* x, Out* out) {
+  std::vector<double> means(rows.size);
+  run(with_dense_first_operand(rows), row, ops::reduce::Mean{}, x, means.data());
+  op.means = means.data();
+  run(rows, row, op, x, out);
+}
+
+}  // namespace
+
+template <class T>
+void reduce(gpuvec_reduce_op op, const Layout<2>& rows, const Layout<1>& row, const T* x,
+            void* out, double ddof, int, gpuvec_stream) {
+  visit_reduce_op<T>(op, ddof, [&](auto f, auto out_type) {
+    using Out = decltype(out_type);
+    if constexpr (std::is_same_v<decltype(f), ops::reduce::Deviations>) {
+      run_two_pass(rows, row, f, x, static_cast<Out*>(out));
+    } else {
+      run(rows, row, f, x, static_cast<Out*>(out));
+    }
+  });
+}
+
+template void reduce<float>(gpuvec_reduce_op, const Layout<2>&, const Layout<1>&, const float*,
+                            void*, double, int, gpuvec_stream);
+template void reduce<double>(gpuvec_reduce_op, const Layout<2>&, const Layout<1>&, const double*,
+                             void*, double, int, gpuvec_stream);
+
+}  // namespace gpuvec::host

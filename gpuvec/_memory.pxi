@@ -1,0 +1,143 @@
+# Device memory owned by Python objects.
+#
+# Memory comes from CUDA's stream-ordered pool (cudaMallocAsync), which
+# gpuvec keeps as a cache: freed blocks are reused without a cudaMalloc.
+# A buffer is allocated on a stream and freed on the same stream, after all
+# work queued there so far. When another stream uses the buffer, that use is
+# ordered before the free with an event (see DeviceBuffer.used_on), so memory
+# is never reused while a kernel on another stream may still read it.
+
+cimport cython
+from libc.stdint cimport uintptr_t
+
+# Bytes moved between host and device, for tests and benchmarks that check
+# that chained device ops move nothing.
+cdef size_t _bytes_to_device = 0
+cdef size_t _bytes_to_host = 0
+
+
+def transfer_counts():
+    """(bytes copied to the device, bytes copied to the host) so far."""
+    return _bytes_to_device, _bytes_to_host
+
+
+@cython.no_gc_clear  # __dealloc__ needs stream_owner: keep it until then
+cdef class DeviceBuffer:
+    """Device memory owned by Python: freed, in stream order, when collected.
+
+    Parameters
+    ----------
+    nbytes : int
+        Size in bytes (0 gives a buffer with a NULL pointer).
+    stream : int
+        The cudaStream_t to allocate and later free on (0: the default stream).
+    stream_owner : object, optional
+        What keeps that stream alive (a gpuvec.Stream): the buffer holds on to
+        it, so the stream outlives the free queued on it.
+    """
+
+    cdef void* ptr
+    cdef readonly size_t nbytes
+    cdef readonly uintptr_t stream
+    cdef object stream_owner
+
+    def __cinit__(self, size_t nbytes, uintptr_t stream=0, stream_owner=None):
+        cdef gpuvec_status status
+        self.ptr = NULL
+        self.nbytes = nbytes
+        self.stream = stream
+        self.stream_owner = stream_owner
+        if nbytes:
+            with nogil:
+                status = gpuvec_cuda_alloc(nbytes, <gpuvec_stream>stream, &self.ptr)
+            check(status)
+
+    def __dealloc__(self):
+        # Failures cannot be raised from here; the memory is then lost to the
+        # process, which is all a failed free can do.
+        if self.ptr != NULL:
+            gpuvec_cuda_free(self.ptr, <gpuvec_stream>self.stream)
+
+    @property
+    def address(self):
+        """The device address, as an int."""
+        return <uintptr_t>self.ptr
+
+    def used_on(self, uintptr_t stream):
+        """Orders the work queued on `stream` so far before this buffer's free."""
+        cdef gpuvec_event event = NULL
+        if stream == self.stream:
+            return
+        check(gpuvec_cuda_event_create(&event))
+        try:
+            check(gpuvec_cuda_event_record(event, <gpuvec_stream>stream))
+            check(gpuvec_cuda_stream_wait_event(<gpuvec_stream>self.stream, event))
+        finally:
+            gpuvec_cuda_event_destroy(event)  # released once the wait is done
+
+    cdef int upload(self, const void* src, size_t nbytes) except -1 nogil:
+        global _bytes_to_device
+        check(gpuvec_cuda_copy_to_device(self.ptr, src, nbytes, <gpuvec_stream>self.stream))
+        _bytes_to_device += nbytes
+        return 0
+
+    cdef int download(self, void* dst, size_t nbytes) except -1 nogil:
+        global _bytes_to_host
+        check(gpuvec_cuda_copy_to_host(dst, self.ptr, nbytes, <gpuvec_stream>self.stream))
+        _bytes_to_host += nbytes
+        # Pageable host memory: the copy has landed only after a synchronize.
+        return check(gpuvec_cuda_stream_synchronize(<gpuvec_stream>self.stream))
+
+
+def copy_to_device(uintptr_t dst, const unsigned char[::1] src, uintptr_t stream):
+    """Copies host bytes to a device address (ordered on the stream, then waited for)."""
+    global _bytes_to_device
+    cdef size_t n = src.shape[0]
+    cdef gpuvec_status status
+    if n == 0:
+        return
+    with nogil:
+        status = gpuvec_cuda_copy_to_device(<void*>dst, &src[0], n, <gpuvec_stream>stream)
+        if status == GPUVEC_SUCCESS:
+            status = gpuvec_cuda_stream_synchronize(<gpuvec_stream>stream)
+    check(status)
+    _bytes_to_device += n
+
+
+def copy_to_host(unsigned char[::1] dst, uintptr_t src, uintptr_t stream):
+    """Copies device bytes into a writable host buffer, and waits for them."""
+    global _bytes_to_host
+    cdef size_t n = dst.shape[0]
+    cdef gpuvec_status status
+    if n == 0:
+        return
+    with nogil:
+        status = gpuvec_cuda_copy_to_host(&dst[0], <const void*>src, n, <gpuvec_stream>stream)
+        if status == GPUVEC_SUCCESS:
+            status = gpuvec_cuda_stream_synchronize(<gpuvec_stream>stream)
+    check(status)
+    _bytes_to_host += n
+
+
+def copy_on_device(uintptr_t dst, uintptr_t src, size_t nbytes, uintptr_t stream):
+    """Copies device bytes to another device address, ordered on the stream."""
+    cdef gpuvec_status status
+    with nogil:
+        status = gpuvec_cuda_copy_on_device(<void*>dst, <const void*>src, nbytes,
+                                            <gpuvec_stream>stream)
+    check(status)
+
+
+def pool_usage():
+    """(bytes in use, bytes held) by the current device's caching pool."""
+    cdef size_t used = 0, reserved = 0
+    check(gpuvec_cuda_pool_usage(&used, &reserved))
+    return used, reserved
+
+
+def pool_release_cached():
+    """Gives the pool's cached (unused) blocks back to the driver."""
+    cdef gpuvec_status status
+    with nogil:
+        status = gpuvec_cuda_pool_release_cached()
+    check(status)

@@ -1,0 +1,320 @@
+"""Making DeviceArrays: from host data, from other GPU libraries, or filled."""
+
+from __future__ import annotations
+
+import math
+import numbers
+import operator
+
+import numpy as np
+
+from gpuvec import _backend, _core
+from gpuvec._dtypes import as_real_array, check_dtype, result_dtype
+from gpuvec.device_array import DeviceArray, _assign, _c_strides
+from gpuvec.streams import Stream, resolve_stream, stream_handle
+
+__all__ = [
+    "arange",
+    "asarray",
+    "asnumpy",
+    "empty",
+    "empty_like",
+    "from_dlpack",
+    "full",
+    "full_like",
+    "ones",
+    "ones_like",
+    "to_device",
+    "zeros",
+    "zeros_like",
+]
+
+
+def _shape_arg(shape) -> tuple[int, ...]:
+    if isinstance(shape, numbers.Integral):
+        shape = (shape,)
+    shape = tuple(operator.index(n) for n in shape)
+    if any(n < 0 for n in shape):
+        raise ValueError(f"negative dimensions are not allowed: {shape}")
+    return shape
+
+
+def _dtype_arg(dtype) -> np.dtype:
+    return check_dtype(np.float64 if dtype is None else dtype)
+
+
+def empty(shape, dtype=np.float64, *, stream: Stream | None = None) -> DeviceArray:
+    """A new C-contiguous array whose values are undefined.
+
+    Examples
+    --------
+    >>> import gpuvec
+    >>> gpuvec.empty((2, 3), dtype="float32").shape
+    (2, 3)
+    """
+    shape, dtype = _shape_arg(shape), _dtype_arg(dtype)
+    if _backend.backend() == "host":
+        try:
+            return DeviceArray._from_host_array(np.empty(shape, dtype))
+        except MemoryError:
+            from gpuvec._errors import OutOfMemoryError
+
+            nbytes = math.prod(shape) * dtype.itemsize
+            raise OutOfMemoryError(f"out of host memory allocating {nbytes} bytes") from None
+    owner = resolve_stream(stream)
+    handle = 0 if owner is None else owner.handle
+    buffer = _core.DeviceBuffer(math.prod(shape) * dtype.itemsize, handle, owner)
+    return DeviceArray._from_device_memory(
+        buffer,
+        buffer.address,
+        shape,
+        _c_strides(shape, dtype.itemsize),
+        dtype,
+        _core.cuda_get_device(),
+        owner,
+    )
+
+
+def full(shape, fill_value, dtype=None, *, stream: Stream | None = None) -> DeviceArray:
+    """A new array with every element ``fill_value``.
+
+    Examples
+    --------
+    >>> import gpuvec
+    >>> gpuvec.full(3, 7.5).to_host()
+    array([7.5, 7.5, 7.5])
+    """
+    dtype = _dtype_arg(dtype)
+    result = empty(shape, dtype, stream=stream)
+    if result.size:
+        _assign(result, to_device(np.asarray(fill_value, dtype), stream=stream))
+    return result
+
+
+def zeros(shape, dtype=np.float64, *, stream: Stream | None = None) -> DeviceArray:
+    """A new array of zeros (see :func:`full`).
+
+    Examples
+    --------
+    >>> import gpuvec
+    >>> gpuvec.zeros(2).to_host()
+    array([0., 0.])
+    """
+    return full(shape, 0.0, dtype, stream=stream)
+
+
+def ones(shape, dtype=np.float64, *, stream: Stream | None = None) -> DeviceArray:
+    """A new array of ones (see :func:`full`).
+
+    Examples
+    --------
+    >>> import gpuvec
+    >>> gpuvec.ones(2, dtype="float32").to_host()
+    array([1., 1.], dtype=float32)
+    """
+    return full(shape, 1.0, dtype, stream=stream)
+
+
+def arange(start, stop=None, step=1, dtype=None, *, stream: Stream | None = None) -> DeviceArray:
+    """Evenly spaced values, like :func:`numpy.arange` (made on the host, then copied).
+
+    Examples
+    --------
+    >>> import gpuvec
+    >>> gpuvec.arange(1, 7, 2).to_host()
+    array([1., 3., 5.])
+    """
+    values = np.arange(start, stop, step)
+    return to_device(values, dtype=_dtype_arg(dtype), stream=stream)
+
+
+def empty_like(a, dtype=None, *, stream: Stream | None = None) -> DeviceArray:
+    """An uninitialized array with the shape and (by default) dtype of ``a``."""
+    return empty(
+        np.shape(a) if not hasattr(a, "shape") else a.shape, dtype or _like_dtype(a), stream=stream
+    )
+
+
+def zeros_like(a, dtype=None, *, stream: Stream | None = None) -> DeviceArray:
+    """Zeros with the shape and (by default) dtype of ``a``.
+
+    Examples
+    --------
+    >>> import gpuvec
+    >>> gpuvec.zeros_like(gpuvec.ones((2, 2), dtype="float32")).dtype
+    dtype('float32')
+    """
+    return full(a.shape, 0.0, dtype or _like_dtype(a), stream=stream)
+
+
+def ones_like(a, dtype=None, *, stream: Stream | None = None) -> DeviceArray:
+    """Ones with the shape and (by default) dtype of ``a``."""
+    return full(a.shape, 1.0, dtype or _like_dtype(a), stream=stream)
+
+
+def full_like(a, fill_value, dtype=None, *, stream: Stream | None = None) -> DeviceArray:
+    """``fill_value`` everywhere, with the shape and (by default) dtype of ``a``."""
+    return full(a.shape, fill_value, dtype or _like_dtype(a), stream=stream)
+
+
+def _like_dtype(a) -> np.dtype:
+    dtype = np.dtype(a.dtype)
+    return dtype if dtype in (np.float32, np.float64) else np.dtype(np.float64)
+
+
+def to_device(x, dtype=None, *, stream: Stream | None = None) -> DeviceArray:
+    """Copies host data to the device.
+
+    Parameters
+    ----------
+    x : array_like
+        Anything NumPy can turn into a real array.
+    dtype : {numpy.float32, numpy.float64}, optional
+        The device array's dtype; by default float32 for float32 input and
+        float64 otherwise (see the dtype policy).
+    stream : gpuvec.Stream, optional
+        The stream to copy on.
+
+    Returns
+    -------
+    DeviceArray
+        A C-contiguous copy of ``x``.
+
+    Examples
+    --------
+    >>> import numpy as np, gpuvec
+    >>> d = gpuvec.to_device(np.arange(4, dtype=np.float32))
+    >>> d.dtype, d.shape
+    (dtype('float32'), (4,))
+    """
+    if isinstance(x, DeviceArray):
+        return x if dtype is None or np.dtype(dtype) == x.dtype else x.astype(dtype)
+    array = as_real_array(x, "x")
+    compute = result_dtype(array, dtype=dtype)
+    host = np.asarray(array, dtype=compute, order="C")
+    result = empty(host.shape, compute, stream=stream)
+    if _backend.backend() == "host":
+        result._host[...] = host
+    elif host.size:
+        _core.copy_to_device(
+            result._address, host.reshape(-1).view(np.uint8), result._stream_handle
+        )
+    return result
+
+
+def _from_cuda_array_interface(obj) -> DeviceArray:
+    cai = obj.__cuda_array_interface__
+    dtype = np.dtype(cai["typestr"])
+    if dtype not in (np.float32, np.float64):
+        raise TypeError(f"the array has dtype {dtype}; gpuvec works on float32 and float64")
+    if cai.get("mask") is not None:
+        raise TypeError("masked arrays are not supported")
+    shape = tuple(cai["shape"])
+    strides = cai.get("strides") or _c_strides(shape, dtype.itemsize)
+    address, readonly = cai["data"]
+    stream = cai.get("stream")
+    if stream is not None:
+        # The producer may still be writing on its stream: wait for it.
+        _core.stream_synchronize(0 if stream == 1 else stream)
+    return DeviceArray._from_device_memory(
+        obj, address, shape, strides, dtype, _core.cuda_get_device(), None, bool(readonly)
+    )
+
+
+def from_dlpack(obj) -> DeviceArray:
+    """Shares an array of another library through DLPack, without copying.
+
+    ``obj`` must be in GPU memory on the cuda backend (a CuPy array, a
+    PyTorch CUDA tensor, ...) and in host memory on the host backend.
+
+    Examples
+    --------
+    >>> import gpuvec
+    >>> d = gpuvec.ones(3)
+    >>> e = gpuvec.from_dlpack(d)  # shares d's memory
+    >>> e += 1
+    >>> d.to_host()
+    array([2., 2., 2.])
+    """
+    if _backend.backend() == "host":
+        array = np.from_dlpack(obj)
+        if array.dtype not in (np.float32, np.float64):
+            raise TypeError(
+                f"the array has dtype {array.dtype}; gpuvec works on float32 and float64"
+            )
+        return DeviceArray._from_host_array(array)
+    device_type, _ = obj.__dlpack_device__()
+    if device_type != _core.DLPACK_CUDA:
+        raise TypeError(
+            "the object is not in GPU memory (DLPack device type "
+            f"{device_type}); copy host data with gpuvec.to_device"
+        )
+    capsule = obj.__dlpack__(stream=stream_handle() or 1)
+    owner, address, shape, strides, (code, bits, lanes), (_, device_id) = (
+        _core.from_dlpack_capsule(capsule)
+    )
+    if code != _core.DLPACK_FLOAT or bits not in (32, 64) or lanes != 1:
+        raise TypeError(
+            f"the array's DLPack dtype (code {code}, {bits} bits) is not float32 or float64"
+        )
+    itemsize = bits // 8
+    strides = (
+        _c_strides(shape, itemsize) if strides is None else tuple(s * itemsize for s in strides)
+    )
+    return DeviceArray._from_device_memory(
+        owner, address, shape, strides, np.float32 if bits == 32 else np.float64, device_id
+    )
+
+
+def asarray(obj, dtype=None) -> DeviceArray:
+    """``obj`` as a DeviceArray: shared without a copy where it is already on the GPU.
+
+    Objects with ``__cuda_array_interface__`` (CuPy, PyTorch, Numba, PyCUDA)
+    or a CUDA ``__dlpack__`` are wrapped, strided or not; host data is copied
+    to the device.
+
+    Examples
+    --------
+    >>> import gpuvec
+    >>> gpuvec.asarray([1.0, 2.0]).to_host()
+    array([1., 2.])
+    """
+    if isinstance(obj, DeviceArray):
+        result = obj
+    elif isinstance(obj, np.ndarray) or not _on_gpu(obj):
+        return to_device(obj, dtype)
+    elif _backend.backend() == "host":
+        raise TypeError(
+            "this object's memory is on a GPU, but gpuvec runs on the host backend; "
+            "copy it to the host first"
+        )
+    elif hasattr(obj, "__cuda_array_interface__"):
+        result = _from_cuda_array_interface(obj)
+    else:
+        result = from_dlpack(obj)
+    return result if dtype is None or np.dtype(dtype) == result.dtype else result.astype(dtype)
+
+
+def _on_gpu(obj) -> bool:
+    """True for another library's GPU array (CUDA array interface or a CUDA DLPack device)."""
+    if hasattr(obj, "__cuda_array_interface__"):
+        try:
+            obj.__cuda_array_interface__  # noqa: B018 - PyTorch raises for CPU tensors
+        except (AttributeError, RuntimeError, TypeError):
+            return False
+        return True
+    if hasattr(obj, "__dlpack_device__"):
+        return obj.__dlpack_device__()[0] == _core.DLPACK_CUDA
+    return False
+
+
+def asnumpy(x) -> np.ndarray:
+    """``x`` as a NumPy array: a DeviceArray is copied to the host.
+
+    Examples
+    --------
+    >>> import gpuvec
+    >>> gpuvec.asnumpy(gpuvec.arange(3))
+    array([0., 1., 2.])
+    """
+    return x.to_host() if isinstance(x, DeviceArray) else np.asarray(x)

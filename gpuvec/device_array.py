@@ -1,0 +1,533 @@
+"""DeviceArray: data that stays on the device between calls.
+
+On the cuda backend a DeviceArray is device memory (an address, a shape and
+byte strides, like a NumPy array's); on the host backend it wraps a NumPy
+array, with the same API and results. Ops whose array inputs are all
+DeviceArrays return DeviceArrays and move nothing to the host.
+"""
+
+from __future__ import annotations
+
+import html
+import math
+import numbers
+
+import numpy as np
+from numpy.lib.stride_tricks import as_strided
+
+from gpuvec import _core
+from gpuvec._operands import host_span
+from gpuvec.device import Device
+
+__all__ = ["DeviceArray"]
+
+_BASIC_INDEX = (numbers.Integral, slice, type(Ellipsis), type(None))
+
+
+def _c_strides(shape, itemsize) -> tuple[int, ...]:
+    strides, step = [], itemsize
+    for n in reversed(shape):
+        strides.append(step)
+        step *= max(n, 1)
+    return tuple(reversed(strides))
+
+
+class DeviceArray:
+    """An N-d float32 or float64 array in device memory.
+
+    Create one with :func:`gpuvec.to_device`, :func:`gpuvec.asarray` or the
+    creation functions (:func:`gpuvec.zeros`, ...); bring it back with
+    :meth:`to_host` or ``numpy.asarray``. It supports the Python operators
+    (``+ - * /``, unary ``-``, in place ``+=`` ...), basic slicing that
+    returns views, and zero-copy exchange through ``__cuda_array_interface__``
+    and DLPack.
+
+    Examples
+    --------
+    >>> import numpy as np, gpuvec
+    >>> d = gpuvec.to_device(np.arange(6.0).reshape(2, 3))
+    >>> d
+    DeviceArray([[0., 1., 2.],
+                 [3., 4., 5.]], dtype=float64)
+    >>> (2 * d + 1)[:, ::2].to_host()
+    array([[ 1.,  5.],
+           [ 7., 11.]])
+    """
+
+    __slots__ = (
+        "_address",
+        "_contiguous",
+        "_device",
+        "_dtype",
+        "_host",
+        "_owner",
+        "_readonly",
+        "_shape",
+        "_size",
+        "_stream",
+        "_strides",
+    )
+
+    # NumPy must not treat a DeviceArray as an array (which would copy it to
+    # the host in silence): with this, `ndarray + DeviceArray` calls our
+    # __radd__, which explains the mix-up.
+    __array_ufunc__ = None
+
+    def __init__(self, *args, **kwargs):
+        raise TypeError(
+            "create device arrays with gpuvec.to_device, gpuvec.asarray, gpuvec.empty, "
+            "gpuvec.zeros, gpuvec.ones, gpuvec.full or gpuvec.arange"
+        )
+
+    @classmethod
+    def _from_host_array(cls, array: np.ndarray, readonly: bool = False) -> DeviceArray:
+        """A host-backend DeviceArray holding ``array`` (not copied)."""
+        self = object.__new__(cls)
+        self._host = array
+        self._owner = None
+        self._address = 0
+        self._shape, self._strides, self._dtype = array.shape, array.strides, array.dtype
+        self._device = 0
+        self._stream = None
+        self._readonly = readonly or not array.flags.writeable
+        self._contiguous = array.flags.c_contiguous
+        self._size = array.size
+        return self
+
+    @classmethod
+    def _from_device_memory(
+        cls, owner, address, shape, strides, dtype, device, stream=None, readonly=False
+    ) -> DeviceArray:
+        """A cuda-backend DeviceArray over memory that ``owner`` keeps alive.
+
+        ``address`` is that of element (0, ..., 0); ``strides`` are in bytes;
+        ``stream`` (a gpuvec.Stream, or None for the default stream) is where
+        the array's data was last written.
+        """
+        self = object.__new__(cls)
+        self._host = None
+        self._owner = owner
+        self._address = int(address)
+        self._shape = tuple(int(n) for n in shape)
+        self._strides = tuple(int(s) for s in strides)
+        self._dtype = np.dtype(dtype)
+        self._device = int(device)
+        self._stream = stream
+        self._readonly = readonly
+        self._size = math.prod(self._shape)
+        expected = _c_strides(self._shape, self._dtype.itemsize)
+        dims = zip(self._shape, self._strides, expected, strict=True)
+        self._contiguous = all(n <= 1 or s == e for n, s, e in dims)
+        return self
+
+    # -- attributes ---------------------------------------------------------------------------
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return self._shape
+
+    @property
+    def strides(self) -> tuple[int, ...]:
+        """Bytes to step in each dimension, as in NumPy."""
+        return self._strides
+
+    @property
+    def dtype(self) -> np.dtype:
+        return self._dtype
+
+    @property
+    def ndim(self) -> int:
+        return len(self._shape)
+
+    @property
+    def size(self) -> int:
+        return self._size
+
+    @property
+    def itemsize(self) -> int:
+        return self._dtype.itemsize
+
+    @property
+    def nbytes(self) -> int:
+        return self.size * self.itemsize
+
+    @property
+    def device(self) -> Device:
+        return Device(self._device)
+
+    @property
+    def is_c_contiguous(self) -> bool:
+        return self._contiguous
+
+    def __len__(self) -> int:
+        if not self._shape:
+            raise TypeError("len() of a 0-d DeviceArray")
+        return self._shape[0]
+
+    # -- what the ops see ---------------------------------------------------------------------
+
+    def _span(self, shape=None) -> _core.Span:
+        """This array, broadcast to ``shape``, as the compiled core's Span."""
+        shape = self._shape if shape is None else tuple(shape)
+        if self._host is not None:
+            # broadcast_to views are read-only: use the array itself where it can be.
+            same = shape == self._shape
+            return host_span(self._host if same else np.broadcast_to(self._host, shape))
+        itemsize = self.itemsize
+        pad = len(shape) - len(self._shape)
+        strides = [0] * pad + [
+            s // itemsize if n != 1 else 0 for n, s in zip(self._shape, self._strides, strict=True)
+        ]
+        dims = [(n, 0 if n == 1 else s) for n, s in zip(shape, strides, strict=True)]
+        strides = [s for _, s in dims]
+        low = sum((n - 1) * s for n, s in dims if s < 0 and n > 0)
+        high = sum((n - 1) * s for n, s in dims if s > 0 and n > 0)
+        if math.prod(shape) == 0:
+            low = high = 0
+        return _core.Span(
+            None,
+            -low,
+            shape,
+            tuple(strides),
+            self._address + low * itemsize,
+            high - low + 1,
+            self,
+        )
+
+    @property
+    def _stream_handle(self) -> int:
+        return 0 if self._stream is None else self._stream.handle
+
+    def _buffer(self):
+        """The DeviceBuffer owning the memory, if gpuvec allocated it."""
+        owner = self._owner
+        while isinstance(owner, DeviceArray):
+            owner = owner._owner
+        return owner if isinstance(owner, _core.DeviceBuffer) else None
+
+    def _view(self, shape, strides, address_offset) -> DeviceArray:
+        return DeviceArray._from_device_memory(
+            self,
+            self._address + address_offset,
+            shape,
+            strides,
+            self._dtype,
+            self._device,
+            self._stream,
+            self._readonly,
+        )
+
+    # -- indexing, reshaping, copying ---------------------------------------------------------
+
+    def __getitem__(self, key) -> DeviceArray:
+        key = key if isinstance(key, tuple) else (key,)
+        if not all(isinstance(k, _BASIC_INDEX) for k in key) or any(
+            isinstance(k, (bool, np.bool_)) for k in key
+        ):
+            raise TypeError(
+                f"DeviceArray supports basic indexing only (ints, slices, ..., None); got {key!r}"
+            )
+        if Ellipsis not in key:
+            key = (*key, Ellipsis)  # keeps an all-int index a 0-d view rather than a scalar
+        if self._host is not None:
+            return DeviceArray._from_host_array(self._host[key], self._readonly)
+        # NumPy does the index arithmetic on a stand-in with the same shape and
+        # strides over a one-element buffer; the stand-in's memory is never read.
+        probe_base = np.empty(1, self._dtype)
+        probe = as_strided(probe_base, self._shape, self._strides, writeable=False)
+        view = probe[key]
+        offset = view.__array_interface__["data"][0] - probe_base.__array_interface__["data"][0]
+        return self._view(view.shape, view.strides, offset)
+
+    def __setitem__(self, key, value) -> None:
+        from gpuvec.creation import asarray
+
+        target = self[key]
+        if target._readonly:
+            raise ValueError("assignment destination is read-only")
+        source = value if isinstance(value, (numbers.Real, DeviceArray)) else asarray(value)
+        _assign(target, source)
+
+    def _broadcast_to(self, shape) -> DeviceArray:
+        """A read-only view broadcast to ``shape`` (strides of 0, no copy)."""
+        shape = tuple(shape)
+        np.broadcast_shapes(self._shape, shape)  # the NumPy error when they do not fit
+        if self._host is not None:
+            return DeviceArray._from_host_array(np.broadcast_to(self._host, shape), True)
+        pad = len(shape) - len(self._shape)
+        strides = (0,) * pad + tuple(
+            0 if n == 1 else s for n, s in zip(self._shape, self._strides, strict=True)
+        )
+        view = self._view(shape, strides, 0)
+        view._readonly = True
+        return view
+
+    def reshape(self, *shape) -> DeviceArray:
+        """A view with another shape; the data must be C-contiguous.
+
+        Examples
+        --------
+        >>> import gpuvec
+        >>> gpuvec.arange(6).reshape(2, -1).shape
+        (2, 3)
+        """
+        if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
+            shape = tuple(shape[0])
+        shape = tuple(int(n) for n in shape)
+        if shape.count(-1) > 1:
+            raise ValueError("can only specify one unknown dimension (-1)")
+        known = math.prod(n for n in shape if n != -1)
+        if -1 in shape:
+            if known == 0 or self.size % known:
+                raise ValueError(f"cannot reshape array of size {self.size} into shape {shape}")
+            shape = tuple(self.size // known if n == -1 else n for n in shape)
+        if math.prod(shape) != self.size:
+            raise ValueError(f"cannot reshape array of size {self.size} into shape {shape}")
+        if self._host is not None:
+            if not self._host.flags.c_contiguous:
+                raise ValueError("reshape needs C-contiguous data: call .copy() first")
+            return DeviceArray._from_host_array(self._host.reshape(shape), self._readonly)
+        if not self.is_c_contiguous:
+            raise ValueError("reshape needs C-contiguous data: call .copy() first")
+        return self._view(shape, _c_strides(shape, self.itemsize), 0)
+
+    def copy(self) -> DeviceArray:
+        """A C-contiguous copy on the same device."""
+        from gpuvec.creation import empty
+
+        result = empty(self._shape, self._dtype)
+        _assign(result, self)
+        return result
+
+    def astype(self, dtype) -> DeviceArray:
+        """A copy converted to float32 or float64."""
+        from gpuvec.creation import empty
+
+        result = empty(self._shape, dtype)
+        _assign(result, self)
+        return result
+
+    # -- back to the host ---------------------------------------------------------------------
+
+    def to_host(self) -> np.ndarray:
+        """The data as a new NumPy array (waits for the work that writes it).
+
+        Examples
+        --------
+        >>> import gpuvec
+        >>> gpuvec.ones(3).to_host()
+        array([1., 1., 1.])
+        """
+        if self._host is not None:
+            return np.array(self._host, copy=True)
+        if not self.is_c_contiguous:
+            return self.copy().to_host()
+        result = np.empty(self._shape, self._dtype)
+        if result.size:
+            data = result.reshape(-1).view(np.uint8)
+            _core.copy_to_host(data, self._address, self._stream_handle)
+        return result
+
+    def __array__(self, dtype=None, copy=None):
+        result = self.to_host()
+        return result if dtype is None else result.astype(dtype, copy=False)
+
+    def _scalar(self):
+        if self._size != 1:
+            raise TypeError(f"only one-element arrays convert to Python scalars, not {self.shape}")
+        if self._host is None:  # one small copy through pinned memory
+            return _core.read_scalar(self._address, self.itemsize, self._stream_handle)
+        return self._host.reshape(())[()]
+
+    def __float__(self) -> float:
+        return float(self._scalar())
+
+    def __int__(self) -> int:
+        return int(self._scalar())
+
+    def __bool__(self) -> bool:
+        if self.size != 1:
+            raise ValueError(
+                "the truth value of a DeviceArray with more than one element is ambiguous"
+            )
+        return bool(self._scalar())
+
+    # -- display ------------------------------------------------------------------------------
+
+    def _preview(self) -> np.ndarray:
+        """Enough of the data to print: all of it when small, the corners otherwise."""
+        if self.size <= 1000:
+            return self.to_host()
+        corner = tuple(slice(0, 3) for _ in self._shape)
+        return self[corner].to_host()
+
+    def __repr__(self) -> str:
+        prefix = "DeviceArray("
+        if self.size <= 1 << 20:  # NumPy summarizes what it prints; copy it over first
+            body = np.array2string(self.to_host(), separator=", ", prefix=prefix)
+        else:
+            body = f"<{' x '.join(map(str, self._shape))} elements>"
+        return f"{prefix}{body}, dtype={self._dtype})"
+
+    def _repr_html_(self) -> str:
+        where = self.device.properties["name"]
+        preview = html.escape(np.array2string(self._preview(), threshold=50, edgeitems=3))
+        note = "" if self.size <= 1000 else " (first elements)"
+        rows = [
+            ("shape", self._shape),
+            ("dtype", self._dtype),
+            ("device", f"{self._device}: {where}"),
+            ("nbytes", f"{self.nbytes:,}"),
+            (f"data{note}", f"<pre style='margin:0'>{preview}</pre>"),
+        ]
+        cells = "".join(
+            f"<tr><th style='text-align:left'>{k}</th><td>{v}</td></tr>" for k, v in rows
+        )
+        return f"<table><caption>gpuvec.DeviceArray</caption>{cells}</table>"
+
+    # -- operators ----------------------------------------------------------------------------
+
+    def __add__(self, other):
+        from gpuvec.elementwise import add
+
+        return add(self, other)
+
+    def __radd__(self, other):
+        from gpuvec.elementwise import add
+
+        return add(other, self)
+
+    def __sub__(self, other):
+        from gpuvec.elementwise import subtract
+
+        return subtract(self, other)
+
+    def __rsub__(self, other):
+        from gpuvec.elementwise import subtract
+
+        return subtract(other, self)
+
+    def __mul__(self, other):
+        from gpuvec.elementwise import multiply
+
+        return multiply(self, other)
+
+    def __rmul__(self, other):
+        from gpuvec.elementwise import multiply
+
+        return multiply(other, self)
+
+    def __truediv__(self, other):
+        from gpuvec.elementwise import divide
+
+        return divide(self, other)
+
+    def __rtruediv__(self, other):
+        from gpuvec.elementwise import divide
+
+        return divide(other, self)
+
+    def __neg__(self):
+        from gpuvec.elementwise import scale
+
+        return scale(self, -1.0)
+
+    def __pos__(self):
+        return self.copy()
+
+    def __iadd__(self, other):
+        from gpuvec.elementwise import add
+
+        return add(self, other, out=self)
+
+    def __isub__(self, other):
+        from gpuvec.elementwise import subtract
+
+        return subtract(self, other, out=self)
+
+    def __imul__(self, other):
+        from gpuvec.elementwise import multiply
+
+        return multiply(self, other, out=self)
+
+    def __itruediv__(self, other):
+        from gpuvec.elementwise import divide
+
+        return divide(self, other, out=self)
+
+    def sum(self):
+        """The sum of all elements, as a 0-d DeviceArray (see :func:`gpuvec.sum`)."""
+        from gpuvec.reductions import sum as total
+
+        return total(self)
+
+    # -- zero-copy exchange -------------------------------------------------------------------
+
+    @property
+    def __cuda_array_interface__(self) -> dict:
+        if self._host is not None:
+            raise AttributeError("a host-backend DeviceArray is in host memory")
+        return {
+            "shape": self._shape,
+            "typestr": self._dtype.str,
+            "data": (self._address, self._readonly),
+            "version": 3,
+            "strides": None if self.is_c_contiguous else self._strides,
+            # The consumer waits for this stream; 1 is CUDA's legacy default stream.
+            "stream": self._stream_handle or 1,
+        }
+
+    @property
+    def __array_interface__(self) -> dict:
+        if self._host is None:
+            raise AttributeError("a cuda-backend DeviceArray is in device memory")
+        return self._host.__array_interface__
+
+    def __dlpack_device__(self) -> tuple[int, int]:
+        if self._host is not None:
+            return (_core.DLPACK_CPU, 0)
+        return (_core.DLPACK_CUDA, self._device)
+
+    def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
+        if self._host is not None:
+            return self._host.__dlpack__(stream=stream)
+        if dl_device is not None and tuple(dl_device) != self.__dlpack_device__():
+            raise BufferError(f"cannot export to device {dl_device} without a copy")
+        source = self.copy() if copy else self
+        if stream is not None and stream != -1:
+            # The consumer reads on its stream: make it wait for our work.
+            from gpuvec.streams import Event
+
+            consumer = 0 if stream == 1 else int(stream)
+            event = Event()
+            event._cuda.record(source._stream_handle)
+            event._cuda.wait_on(consumer)
+        itemsize = self.itemsize
+        return _core.to_dlpack(
+            source,
+            source._address,
+            source._shape,
+            tuple(s // itemsize for s in source._strides),
+            itemsize,
+            _core.DLPACK_CUDA,
+            source._device,
+        )
+
+
+_core.register_device_array(DeviceArray, np.dtype(np.float32))
+
+
+def _assign(target: DeviceArray, source) -> None:
+    """Copies ``source`` (a DeviceArray or a real scalar) into ``target``, broadcasting."""
+    from gpuvec._operands import run_cast
+    from gpuvec.creation import to_device
+    from gpuvec.elementwise import scale
+
+    if not isinstance(source, DeviceArray):
+        source = to_device(np.asarray(source, target.dtype))
+    source = source._broadcast_to(target.shape)
+    if source.dtype != target.dtype:
+        run_cast(source, target)
+    else:
+        # Multiplying by 1.0 is exact for every value, NaN and infinities included.
+        scale(source, 1.0, out=target)

@@ -1,0 +1,241 @@
+"""DeviceArray: creation, views, copies, operators and ops that stay on the device."""
+
+import numpy as np
+import pytest
+from conftest import random_array
+
+import gpuvec
+from gpuvec import _core
+
+DTYPES = [np.float32, np.float64]
+
+
+@pytest.fixture
+def no_transfers():
+    """Asserts that the code in the with-block copies nothing between host and device."""
+
+    class Guard:
+        def __enter__(self):
+            self.before = _core.transfer_counts()
+
+        def __exit__(self, *exc):
+            assert _core.transfer_counts() == self.before, "data moved between host and device"
+
+    return Guard()
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_round_trip_and_attributes(backend, rng, dtype):
+    x = random_array(rng, (7, 11), dtype)
+    d = gpuvec.to_device(x)
+    assert isinstance(d, gpuvec.DeviceArray)
+    assert (d.shape, d.dtype, d.ndim, d.size) == (x.shape, x.dtype, 2, 77)
+    assert d.nbytes == x.nbytes
+    assert d.strides == x.strides
+    assert len(d) == 7
+    assert d.device == gpuvec.current_device()
+    np.testing.assert_array_equal(d.to_host(), x)
+    np.testing.assert_array_equal(np.asarray(d), x)
+    np.testing.assert_array_equal(gpuvec.asnumpy(d), x)
+
+
+def test_to_device_copies_strided_and_converts(backend, rng):
+    x = random_array(rng, (8, 9), np.float64)[::-2, 1::3]
+    np.testing.assert_array_equal(gpuvec.to_device(x).to_host(), x)
+    assert gpuvec.to_device(np.arange(3)).dtype == np.float64
+    assert gpuvec.to_device(x, dtype=np.float32).dtype == np.float32
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_creation_functions(backend, dtype):
+    np.testing.assert_array_equal(gpuvec.zeros((2, 3), dtype).to_host(), np.zeros((2, 3), dtype))
+    np.testing.assert_array_equal(gpuvec.ones(5, dtype).to_host(), np.ones(5, dtype))
+    np.testing.assert_array_equal(gpuvec.full(4, -2.5, dtype).to_host(), np.full(4, -2.5, dtype))
+    np.testing.assert_array_equal(
+        gpuvec.arange(1, 10, 3, dtype=dtype).to_host(), np.arange(1, 10, 3, dtype=dtype)
+    )
+    e = gpuvec.empty((3, 0), dtype)
+    assert e.shape == (3, 0)
+    assert e.to_host().shape == (3, 0)
+    like = gpuvec.ones((2, 2), dtype)
+    assert gpuvec.empty_like(like).dtype == dtype
+    np.testing.assert_array_equal(gpuvec.zeros_like(like).to_host(), np.zeros((2, 2), dtype))
+    np.testing.assert_array_equal(gpuvec.ones_like(like).to_host(), np.ones((2, 2), dtype))
+    np.testing.assert_array_equal(gpuvec.full_like(like, 3).to_host(), np.full((2, 2), 3, dtype))
+
+
+@pytest.mark.parametrize(
+    "key",
+    [
+        np.s_[2:100:3],
+        np.s_[::-1],
+        np.s_[:, 1],
+        np.s_[1],
+        np.s_[-1, ::-2],
+        np.s_[..., 0],
+        np.s_[None, 3:5],
+        np.s_[1, 2],
+        np.s_[5:2],
+    ],
+)
+def test_basic_slicing_gives_views(backend, rng, key):
+    x = random_array(rng, (120, 4), np.float64)
+    d = gpuvec.to_device(x)
+    view = d[key]
+    np.testing.assert_array_equal(view.to_host(), x[key])
+    if view.size:
+        view += 1.0  # writes through the view into d
+        x[key] += 1.0
+        np.testing.assert_array_equal(d.to_host(), x)
+
+
+def test_fancy_indexing_is_refused(backend):
+    d = gpuvec.ones(5)
+    with pytest.raises(TypeError, match="basic indexing only"):
+        d[[0, 1]]
+    with pytest.raises(TypeError, match="basic indexing only"):
+        d[np.array([True, False, True, False, True])]
+    with pytest.raises(IndexError):
+        d[7]
+
+
+def test_setitem(backend, rng):
+    x = random_array(rng, 50, np.float64)
+    d = gpuvec.to_device(x)
+    d[3:9] = 2.5
+    x[3:9] = 2.5
+    d[::7] = np.arange(8.0)
+    x[::7] = np.arange(8.0)
+    d[-1] = gpuvec.full((), -4.0, np.float32)
+    x[-1] = -4.0
+    np.testing.assert_array_equal(d.to_host(), x)
+
+
+def test_reshape_copy_astype(backend, rng):
+    x = random_array(rng, 24, np.float32)
+    d = gpuvec.to_device(x)
+    np.testing.assert_array_equal(d.reshape(2, 3, 4).to_host(), x.reshape(2, 3, 4))
+    np.testing.assert_array_equal(d.reshape((4, -1)).to_host(), x.reshape(4, -1))
+    with pytest.raises(ValueError, match="cannot reshape array of size 24 into shape"):
+        d.reshape(5, 5)
+    strided = d.reshape(4, 6)[:, ::2]
+    with pytest.raises(ValueError, match="C-contiguous"):
+        strided.reshape(12)
+    copied = strided.copy()
+    assert copied.is_c_contiguous
+    np.testing.assert_array_equal(copied.reshape(12).to_host(), x.reshape(4, 6)[:, ::2].ravel())
+    as64 = d.astype(np.float64)
+    assert as64.dtype == np.float64
+    np.testing.assert_array_equal(as64.to_host(), x.astype(np.float64))
+    copied[0, 0] = 99.0
+    assert d.to_host()[0] == x[0]  # the copy does not share memory
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_ops_stay_on_device(backend, rng, dtype, no_transfers):
+    x, y = random_array(rng, 4099, dtype), random_array(rng, 4099, dtype)
+    dx, dy = gpuvec.to_device(x), gpuvec.to_device(y)
+    with no_transfers:
+        s = gpuvec.add(dx, dy)
+        t = gpuvec.axpy(2.0, dx, dy)
+        u = gpuvec.scale(dx[::-1], 0.5)
+        total = gpuvec.dot(t, dy)
+    assert isinstance(s, gpuvec.DeviceArray)
+    assert isinstance(total, gpuvec.DeviceArray)
+    assert total.shape == ()
+    np.testing.assert_array_equal(s.to_host(), x + y)
+    np.testing.assert_array_equal(t.to_host(), dtype(2.0) * x + y)
+    np.testing.assert_array_equal(u.to_host(), dtype(0.5) * x[::-1])
+    expected = np.dot((dtype(2.0) * x + y).astype(np.float64), y.astype(np.float64))
+    assert float(total) == pytest.approx(expected, rel=1e-5 if dtype == np.float32 else 1e-12)
+
+
+def test_python_operators(backend, rng):
+    x, y = random_array(rng, 33, np.float64), random_array(rng, 33, np.float64)
+    dx, dy = gpuvec.to_device(x), gpuvec.to_device(y)
+    np.testing.assert_array_equal((dx + dy).to_host(), x + y)
+    np.testing.assert_array_equal((dx - 1.5).to_host(), x - 1.5)
+    np.testing.assert_array_equal((2 - dx).to_host(), 2 - x)
+    np.testing.assert_array_equal((dx * dy).to_host(), x * y)
+    np.testing.assert_array_equal((3 * dx).to_host(), 3 * x)
+    np.testing.assert_array_equal((dx / dy).to_host(), x / y)
+    np.testing.assert_array_equal((1 / dx).to_host(), 1 / x)
+    np.testing.assert_array_equal((-dx).to_host(), -x)
+
+
+def test_in_place_operators_allocate_nothing(backend, rng, no_transfers):
+    x = random_array(rng, 1000, np.float32)
+    d = gpuvec.to_device(x)
+    other = gpuvec.to_device(x)
+    address = d._span().device_address
+    d += other
+    d *= other
+    d -= other
+    d /= other
+    assert d._span().device_address == address
+    expected = (((x + x) * x) - x) / x
+    np.testing.assert_array_equal(d.to_host(), expected)
+
+
+def test_scalar_conversion(backend):
+    total = gpuvec.sum(gpuvec.arange(53735))
+    assert float(total) == 53734 * 53735 // 2
+    assert int(gpuvec.full((), 3.0)) == 3
+    with pytest.raises(TypeError, match="only one-element arrays"):
+        float(gpuvec.ones(2))
+
+
+def test_mixing_numpy_and_device_arrays_is_refused(backend):
+    d = gpuvec.ones(3)
+    with pytest.raises(TypeError, match=r"to_device\(a\)"):
+        gpuvec.add(np.ones(3), d)
+    with pytest.raises(TypeError, match=r"to_device\(b\)"):
+        d + np.ones(3)
+    with pytest.raises(TypeError, match=r"\(ndarray\) is in host memory"):
+        np.ones(3) + d
+    with pytest.raises(TypeError, match="out must be a DeviceArray"):
+        gpuvec.add(d, d, out=np.empty(3))
+
+
+def test_device_out_checks(backend):
+    d = gpuvec.ones(3)
+    with pytest.raises(ValueError, match=r"out has shape \(2,\)"):
+        gpuvec.add(d, d, out=gpuvec.empty(2))
+    with pytest.raises(ValueError, match="out has dtype float32"):
+        gpuvec.add(d, d, out=gpuvec.empty(3, np.float32))
+    with pytest.raises(ValueError, match="read-only"):
+        gpuvec.add(d, d, out=d._broadcast_to((3,)))
+
+
+def test_partially_overlapping_device_out(backend, rng):
+    x = random_array(rng, 100, np.float64)
+    d = gpuvec.to_device(x)
+    gpuvec.add(d[:-1], 1.0, out=d[1:])
+    expected = x.copy()
+    expected[1:] = x[:-1] + 1.0
+    np.testing.assert_array_equal(d.to_host(), expected)
+
+
+def test_mixed_dtypes_on_device(backend, rng):
+    x = random_array(rng, 10, np.float32)
+    y = random_array(rng, 10, np.float64)
+    result = gpuvec.to_device(x) + gpuvec.to_device(y)
+    assert result.dtype == np.float64
+    np.testing.assert_array_equal(result.to_host(), x.astype(np.float64) + y)
+    assert (gpuvec.to_device(x) * 2.0).dtype == np.float32
+
+
+def test_repr_and_html(backend):
+    d = gpuvec.arange(4, dtype=np.float32)
+    assert repr(d) == "DeviceArray([0., 1., 2., 3.], dtype=float32)"
+    page = d._repr_html_()
+    assert "<table>" in page
+    assert "float32" in page
+    assert "(4,)" in page
+    assert "DeviceArray(" in repr(gpuvec.zeros((2000, 2000)))
+    assert "<table>" in gpuvec.current_device()._repr_html_()
+
+
+def test_constructor_points_to_the_creation_functions():
+    with pytest.raises(TypeError, match=r"gpuvec\.to_device"):
+        gpuvec.DeviceArray()

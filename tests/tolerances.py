@@ -1,0 +1,84 @@
+"""How close a result must be to NumPy's float64 reference, stated once."""
+
+import numpy as np
+
+# Units in the last place that each op may be off by, counted against the
+# float64 reference rounded to the result's dtype. The budgets hold the
+# documented error of the CUDA and the C math libraries (a few ulp for exp,
+# sin, pow, ...), half an ulp for the rounding of the reference itself, and,
+# for float64 results, the reference's own error (NumPy's float64 functions
+# are within about one ulp). Correctly rounded ops have a budget of 0: they
+# must give the reference exactly.
+ULPS = {
+    # elementwise, unary
+    "negative": 0,
+    "abs": 0,
+    "sqrt": 0,
+    "exp": 3,
+    "log": 2,
+    "log1p": 2,
+    "expm1": 2,
+    "sin": 3,
+    "cos": 3,
+    "tanh": 3,
+    "sigmoid": 4,
+    # elementwise, binary
+    "maximum": 0,
+    "minimum": 0,
+    "power": 5,
+    "hypot": 3,
+    "atan2": 3,
+}
+
+
+def assert_ulp_close(result, reference, dtype, ulps):
+    """Asserts that ``result`` is within ``ulps`` ulp of ``reference``.
+
+    ``reference`` is a float64 array computed from the same (already cast)
+    inputs. Where the reference, rounded to ``dtype``, is not finite the
+    result must match it exactly (NaN with NaN, inf with inf of the same
+    sign). Where the reference is finite but within the budget of the largest
+    finite number, the result may overflow to inf.
+    """
+    result = np.asarray(result)
+    assert result.dtype == dtype, (result.dtype, dtype)
+    ref64 = np.asarray(reference, dtype=np.float64)
+    assert result.shape == ref64.shape, (result.shape, ref64.shape)
+    with np.errstate(over="ignore", invalid="ignore"):
+        ref = ref64.astype(dtype)
+    special = ~np.isfinite(ref)
+    np.testing.assert_array_equal(result[special], ref[special])
+    finite = ~special
+    got = result[finite].astype(np.float64)
+    want = ref64[finite]
+    with np.errstate(over="ignore", invalid="ignore"):
+        spacing = np.spacing(np.abs(ref[finite])).astype(np.float64)
+        error = np.abs(got - want)
+    edge = np.abs(want) >= np.finfo(dtype).max * (1 - (ulps + 1) * np.finfo(dtype).eps)
+    ok = (error <= (ulps + 0.5) * spacing) | (edge & np.isinf(got))
+    if not ok.all():
+        bad = np.flatnonzero(~ok)[:5]
+        raise AssertionError(
+            f"{(~ok).sum()} of {ok.size} elements are more than {ulps} ulp off; "
+            f"first: got {got[bad]}, expected {want[bad]} (errors in ulp: "
+            f"{error[bad] / spacing[bad]})"
+        )
+
+
+def assert_sum_close(result, exact, magnitude, dtype, n):
+    """Asserts a sum-like result against its float64 reference.
+
+    Accumulating in float64 leaves two errors: the final rounding to
+    ``dtype`` (a few eps of the result) and float64 rounding along the way,
+    bounded by about n * eps64 times ``magnitude``, the sum of |terms|.
+    """
+    result = np.asarray(result, dtype=np.float64)
+    exact = np.asarray(exact, dtype=np.float64)
+    magnitude = np.asarray(magnitude, dtype=np.float64)
+    eps = float(np.finfo(dtype).eps)
+    tol = 4 * eps * np.abs(exact) + 4 * max(n, 1) * np.finfo(np.float64).eps * magnitude
+    tol = tol + np.finfo(dtype).tiny
+    special = ~np.isfinite(exact)
+    np.testing.assert_array_equal(result[special], exact[special])
+    error = np.abs(result - exact)
+    assert np.all(error[~special] <= tol[~special]), (result, exact, tol)
