@@ -52,6 +52,8 @@ cdef extern from "gpuvec/gpuvec.h" nogil:
     gpuvec_status gpuvec_cuda_device_synchronize()
     gpuvec_status gpuvec_cuda_pool_usage(size_t* used_bytes, size_t* reserved_bytes)
     gpuvec_status gpuvec_cuda_pool_release_cached()
+    gpuvec_status gpuvec_cuda_result_slot_alloc(void** slot)
+    gpuvec_status gpuvec_cuda_result_slot_free(void* slot, gpuvec_stream stream)
     gpuvec_status gpuvec_cuda_stream_create(gpuvec_stream* stream)
     gpuvec_status gpuvec_cuda_stream_destroy(gpuvec_stream stream)
 

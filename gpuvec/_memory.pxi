@@ -141,3 +141,37 @@ def pool_release_cached():
     with nogil:
         status = gpuvec_cuda_pool_release_cached()
     check(status)
+
+
+cdef class ResultSlot:
+    """Where a reduction on the device writes its one value: mapped pinned host
+    memory, so that reading it after a synchronize needs no copy."""
+
+    cdef void* ptr
+    cdef readonly uintptr_t stream
+    cdef object stream_owner
+
+    def __cinit__(self, uintptr_t stream=0, stream_owner=None):
+        self.ptr = NULL
+        self.stream = stream
+        self.stream_owner = stream_owner
+        check(gpuvec_cuda_result_slot_alloc(&self.ptr))
+
+    def __dealloc__(self):
+        if self.ptr != NULL:
+            gpuvec_cuda_result_slot_free(self.ptr, <gpuvec_stream>self.stream)
+
+    @property
+    def address(self):
+        """The slot's address, which kernels can write (unified addressing)."""
+        return <uintptr_t>self.ptr
+
+    def read(self, int itemsize, uintptr_t stream):
+        """The value, once the work queued on `stream` is done."""
+        cdef gpuvec_status status
+        with nogil:
+            status = gpuvec_cuda_stream_synchronize(<gpuvec_stream>stream)
+        check(status)
+        if itemsize == 4:
+            return (<float*>self.ptr)[0]
+        return (<double*>self.ptr)[0]

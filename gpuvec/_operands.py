@@ -256,6 +256,10 @@ def _on_device(operands: dict, compute, shape):
             value = to_device(np.asarray(value, compute))
         elif value.dtype != compute:
             value = value.astype(compute)
+        elif isinstance(value._owner, _core.ResultSlot):
+            # A reduction's result lives in host memory: every thread reading
+            # it as a broadcast operand would cross the bus, so copy it over.
+            value = value.copy()
         result.append(value)
     return result
 

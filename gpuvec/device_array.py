@@ -335,6 +335,8 @@ class DeviceArray:
     def _scalar(self):
         if self._size != 1:
             raise TypeError(f"only one-element arrays convert to Python scalars, not {self.shape}")
+        if isinstance(self._owner, _core.ResultSlot):  # the GPU wrote it to host memory
+            return self._owner.read(self.itemsize, self._stream_handle)
         if self._host is None:  # one small copy through pinned memory
             return _core.read_scalar(self._address, self.itemsize, self._stream_handle)
         return self._host.reshape(())[()]

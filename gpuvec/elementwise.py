@@ -22,9 +22,22 @@ __all__ = [
 ]
 
 
+def _plain_call(alpha, dtype, threads_per_block, stream) -> bool:
+    """True for a call the short path may take: no dtype, launch or stream
+    options, no current stream, and a Python-number alpha (which, unlike a
+    NumPy float64 scalar, never changes the result dtype)."""
+    return (
+        type(alpha) in (int, float)
+        and dtype is None
+        and threads_per_block is None
+        and stream is None
+        and current_stream() is None
+    )
+
+
 def _binary(op, a, b, out, dtype, threads_per_block, stream):
-    if out is None and dtype is None and threads_per_block is None and stream is None:
-        if current_stream() is None and (result := _core.fast_binary(op, a, b)) is not None:
+    if dtype is None and threads_per_block is None and stream is None:
+        if current_stream() is None and (result := _core.fast_binary(op, a, b, out)) is not None:
             return result  # the short path for plain ops on device arrays
 
     def launch(shape, sa, sb, so, backend, tpb, handle):
@@ -175,6 +188,9 @@ def scale(x, alpha, out=None, dtype=None, *, threads_per_block=None, stream=None
            [4., 6.]], dtype=float32)
     """
     a = scalar_arg(alpha, "alpha")
+    if _plain_call(alpha, dtype, threads_per_block, stream):
+        if (result := _core.fast_scale(x, a, out)) is not None:
+            return result  # the short path for a device array
 
     def launch(shape, sx, so, backend, tpb, handle):
         _core.scale(a, shape, sx, so, backend, tpb, handle)
@@ -206,6 +222,9 @@ def axpy(alpha, x, y, out=None, dtype=None, *, threads_per_block=None, stream=No
     array([12., 24.])
     """
     a = scalar_arg(alpha, "alpha")
+    if _plain_call(alpha, dtype, threads_per_block, stream):
+        if (result := _core.fast_axpy(a, x, y, out)) is not None:
+            return result  # the short path for device arrays
 
     def launch(shape, sx, sy, so, backend, tpb, handle):
         _core.axpy(a, shape, sx, sy, so, backend, tpb, handle)

@@ -239,3 +239,35 @@ def test_repr_and_html(backend):
 def test_constructor_points_to_the_creation_functions():
     with pytest.raises(TypeError, match=r"gpuvec\.to_device"):
         gpuvec.DeviceArray()
+
+
+def test_short_path_with_out_and_overlaps(backend, rng):
+    x = random_array(rng, 101, np.float64)
+    d = gpuvec.to_device(x)
+    # Exact aliasing is written in place...
+    assert gpuvec.add(d, d, out=d) is d
+    x = x + x
+    np.testing.assert_array_equal(d.to_host(), x)
+    # ...a partial overlap takes the general path's temporary.
+    gpuvec.add(d[:-1], d[1:], out=d[1:])
+    x[1:] = x[:-1] + x[1:]
+    np.testing.assert_array_equal(d.to_host(), x)
+    gpuvec.scale(d[1:], 2.0, out=d[:-1])
+    x[:-1] = 2.0 * x[1:]
+    np.testing.assert_array_equal(d.to_host(), x)
+    gpuvec.axpy(3.0, d[::2][:-1], d[1::2], out=d[1::2])  # strided: the general path
+    x[1::2] = 3.0 * x[::2][:-1] + x[1::2]
+    np.testing.assert_array_equal(d.to_host(), x)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_reduction_result_as_an_operand(backend, rng, dtype):
+    x = random_array(rng, 1000, dtype)
+    d = gpuvec.to_device(x)
+    total = gpuvec.sum(d)
+    normalized = d / total  # a 0-d result broadcast over the array
+    expected = x / np.asarray(float(total), dtype)
+    np.testing.assert_allclose(normalized.to_host(), expected, rtol=4 * np.finfo(dtype).eps)
+    assert float(gpuvec.sum(normalized)) == pytest.approx(1.0, rel=1e-4)
+    results = [gpuvec.dot(d, d) for _ in range(50)]  # many results alive at once
+    assert len({float(r) for r in results}) == 1

@@ -221,4 +221,12 @@ gpuvec_status gpuvec_cuda_read_scalar(const void*, size_t, gpuvec_stream, void*)
   return guard([] { gpuvec::cuda::not_built(); });
 }
 
+gpuvec_status gpuvec_cuda_result_slot_alloc(void** slot) {
+  *slot = nullptr;
+  return guard([] { gpuvec::cuda::not_built(); });
+}
+gpuvec_status gpuvec_cuda_result_slot_free(void*, gpuvec_stream) {
+  return guard([] { gpuvec::cuda::not_built(); });
+}
+
 }  // extern "C"

@@ -66,6 +66,13 @@ gpuvec_status gpuvec_cuda_device_synchronize(void);
 gpuvec_status gpuvec_cuda_pool_usage(size_t* used_bytes, size_t* reserved_bytes);
 gpuvec_status gpuvec_cuda_pool_release_cached(void);
 
+/* Result slots: 16 bytes of pinned host memory that kernels write directly
+ * (mapped memory, reached over the bus), for a reduction's one value. Once
+ * the stream is synchronized the host reads it with no copy. A freed slot is
+ * reused only after the work queued on `stream` before the free is done. */
+gpuvec_status gpuvec_cuda_result_slot_alloc(void** slot);
+gpuvec_status gpuvec_cuda_result_slot_free(void* slot, gpuvec_stream stream);
+
 /* Streams: created non-blocking, so they never wait on the legacy default stream. */
 gpuvec_status gpuvec_cuda_stream_create(gpuvec_stream* stream);
 gpuvec_status gpuvec_cuda_stream_destroy(gpuvec_stream stream);
