@@ -401,14 +401,10 @@ def run_cast(source, target) -> None:
 # -- ops with a bool mask, reductions over axes -------------------------------------------------
 
 
-def _refuse_device_data(inputs: dict, op: str) -> None:
-    """A TypeError for device arrays, which ``op`` does not take (yet)."""
-    for name, value in inputs.items():
-        if is_device_data(value):
-            raise TypeError(
-                f"gpuvec.{op} takes NumPy data only, but {name} is a {type(value).__name__} on "
-                f"the device: copy it to the host with gpuvec.asnumpy({name}) first"
-            )
+def _device_array_class():
+    from gpuvec.device_array import DeviceArray
+
+    return DeviceArray
 
 
 def bool_mask(value, name: str) -> np.ndarray:
@@ -444,8 +440,16 @@ def masked_elementwise(
     ...                    None, None, None)
     array([1., 6.])
     """
-    _refuse_device_data({mask_name: mask, **inputs}, "where")
+    if is_device_data(mask):
+        raise TypeError(
+            f"{mask_name} must be a NumPy bool array (DeviceArrays hold floats): "
+            f"build it on the host, e.g. gpuvec.asnumpy(x) > 0"
+        )
     flags = bool_mask(mask, mask_name)
+    if isinstance(out, _device_array_class()) or any(is_device_data(v) for v in inputs.values()):
+        return _masked_on_device(
+            launch, mask_name, flags, inputs, out, dtype, threads_per_block, stream
+        )
     arrays = {name: as_real_array(value, name) for name, value in inputs.items()}
     compute = result_dtype(*inputs.values(), dtype=dtype)
     shape = broadcast_shape({mask_name: flags, **arrays})
@@ -553,7 +557,21 @@ def axis_reduction(
     import math
     import warnings
 
-    _refuse_device_data({"x": x}, name)
+    if is_device_data(x):
+        return _axis_reduction_on_device(
+            op,
+            name,
+            x,
+            axis,
+            keepdims,
+            dtype,
+            threads_per_block,
+            ddof,
+            index,
+            empty_error,
+            warn_if_at_most,
+            stream,
+        )
     array = as_real_array(x, "x")
     broadcast_shape({"x": array})  # the error for too many dimensions
     compute = result_dtype(array, dtype=dtype)
@@ -588,3 +606,168 @@ def axis_reduction(
     if axis is None:
         return int(result) if index else float(result)
     return result[()] if result.ndim == 0 else result
+
+
+# -- device data for masked ops and axis reductions ---------------------------------------------
+
+
+def _masked_on_device(launch, mask_name, flags, inputs, out, dtype, threads_per_block, stream):
+    """``where`` on DeviceArrays: the bool mask is copied over as bytes with the call."""
+    from gpuvec.creation import empty
+    from gpuvec.device_array import DeviceArray, _assign
+
+    operands = _device_operands(inputs)
+    compute = result_dtype(
+        *(v.dtype if isinstance(v, DeviceArray) else v for v in operands.values()), dtype=dtype
+    )
+    shapes = {
+        n: np.empty(v.shape if isinstance(v, DeviceArray) else (), bool)
+        for n, v in operands.items()
+    }
+    shape = broadcast_shape({mask_name: flags, **shapes})
+    tpb = threads_per_block_arg(threads_per_block)
+    handle = stream_handle(stream)
+    if out is not None:
+        if not isinstance(out, DeviceArray):
+            raise TypeError(
+                "out must be a DeviceArray when the inputs are on the device, "
+                f"got {type(out).__name__}"
+            )
+        check_out_shape_dtype(out, shape, compute)
+    device = _same_device([*operands.values(), *([out] if out is not None else [])])
+    with _device_context(device):
+        arrays = _on_device(operands, compute, shape)
+        if out is None:
+            target = result = empty(shape, compute, stream=stream)
+        elif any(_overlaps(out, a) and not _same_view(out, a) for a in arrays):
+            target, result = empty(shape, compute, stream=stream), out
+        else:
+            target = result = out
+        if target.size:
+            mask_span = host_span(np.broadcast_to(flags, shape).view(np.uint8))
+            spans = [a._span(shape) for a in arrays]
+            launch(
+                tuple(shape),
+                mask_span,
+                *spans,
+                target._span(),
+                _backend.backend_code(),
+                tpb,
+                handle,
+            )
+            _mark_stream_use([*arrays, target], handle)
+            target._stream = resolve_stream(stream)
+        if result is not target:
+            _assign(result, target)
+    return result
+
+
+class _IndexBuffer:
+    """Device memory for int64 indices (argmin, argmax): DeviceArrays hold
+    floats, so indices are computed on the device and handed back as NumPy."""
+
+    itemsize = 8
+
+    def __init__(self, count: int, handle: int, stream):
+        self.buffer = _core.DeviceBuffer(count * 8, handle, stream)
+
+
+def _axis_reduction_on_device(
+    op,
+    name,
+    x,
+    axis,
+    keepdims,
+    dtype,
+    threads_per_block,
+    ddof,
+    index,
+    empty_error,
+    warn_if_at_most,
+    stream,
+):
+    """axis_reduction for a DeviceArray: the result stays on the device (a
+    DeviceArray, 0-d for axis=None), except argmin/argmax indices (NumPy int64)."""
+    import math
+    import warnings
+
+    from gpuvec.creation import asarray, empty
+    from gpuvec.device_array import DeviceArray
+
+    array = x if isinstance(x, DeviceArray) else asarray(x)
+    compute = result_dtype(array.dtype, dtype=dtype)
+    if array.dtype != compute:
+        array = array.astype(compute)
+    axes = normalize_axes(axis, array.ndim, single=index)
+    kept = tuple(d for d in range(array.ndim) if d not in axes)
+    out_shape = tuple(array.shape[d] for d in kept)
+    red_shape = tuple(array.shape[d] for d in axes)
+    n = math.prod(red_shape)
+    if n == 0 and empty_error is not None:
+        raise ValueError(empty_error)
+    tpb = threads_per_block_arg(threads_per_block)
+    handle = stream_handle(stream)
+    if warn_if_at_most is not None and n <= warn_if_at_most[0]:
+        warnings.warn(warn_if_at_most[1], RuntimeWarning, stacklevel=3)
+    view = array._permuted(kept + axes)
+    keep_shape = tuple(1 if d in axes else array.shape[d] for d in range(array.ndim))
+    with _device_context(array._device if array._host is None else 0):
+        if index:
+            result = np.empty(out_shape, np.int64)
+            if result.size:
+                if array._host is not None:
+                    out_span = host_span(result)
+                else:
+                    indices = _IndexBuffer(result.size, handle, resolve_stream(stream))
+                    out_span = _core.Span(
+                        None,
+                        0,
+                        out_shape,
+                        _c_order(out_shape),
+                        indices.buffer.address,
+                        result.size,
+                        indices,
+                    )
+                _core.reduce(
+                    op,
+                    out_shape,
+                    red_shape,
+                    view._span(),
+                    out_span,
+                    ddof,
+                    _backend.backend_code(),
+                    tpb,
+                    handle,
+                )
+                if array._host is None:
+                    _core.copy_to_host(
+                        result.reshape(-1).view(np.uint8), indices.buffer.address, handle
+                    )
+            if keepdims:
+                return result.reshape(keep_shape)
+            return int(result) if axis is None else (result[()] if result.ndim == 0 else result)
+        result = empty(out_shape, compute, stream=stream)
+        if result.size:
+            _core.reduce(
+                op,
+                out_shape,
+                red_shape,
+                view._span(),
+                result._span(),
+                ddof,
+                _backend.backend_code(),
+                tpb,
+                handle,
+            )
+            _mark_stream_use([array, result], handle)
+            result._stream = resolve_stream(stream)
+    return result.reshape(keep_shape) if keepdims else result
+
+
+def _c_order(shape) -> tuple[int, ...]:
+    """C-order strides in elements."""
+    strides, step = [], 1
+    for n in reversed(shape):
+        strides.append(step)
+        step *= max(n, 1)
+    return tuple(reversed(strides))

@@ -262,6 +262,14 @@ class DeviceArray:
         view._readonly = True
         return view
 
+    def _permuted(self, axes) -> DeviceArray:
+        """A view with the dimensions in the order ``axes`` (a transpose, no copy)."""
+        if self._host is not None:
+            return DeviceArray._from_host_array(self._host.transpose(axes), self._readonly)
+        shape = tuple(self._shape[d] for d in axes)
+        strides = tuple(self._strides[d] for d in axes)
+        return self._view(shape, strides, 0)
+
     def reshape(self, *shape) -> DeviceArray:
         """A view with another shape; the data must be C-contiguous.
 

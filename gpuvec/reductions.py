@@ -15,6 +15,7 @@ import numpy as np
 
 from gpuvec import _core
 from gpuvec._operands import axis_reduction, reduction, scalar_arg
+from gpuvec.device_array import DeviceArray
 from gpuvec.streams import current_stream
 
 __all__ = [
@@ -330,7 +331,8 @@ def nanmean(x, axis=None, *, dtype=None, keepdims=False, threads_per_block=None,
     )
     # A row with no number gives NaN, as 0 / 0; NumPy warns about it. Other
     # NaN come from inf - inf, so look at the rows only when there is a NaN.
-    if np.isnan(result).any():
+    # (Not for device data: looking would copy it to the host.)
+    if not isinstance(result, DeviceArray) and np.isnan(result).any():
         counts = np.sum(~np.isnan(np.asarray(x, dtype=float)), axis=axis)
         if np.any(counts == 0):
             warnings.warn("Mean of empty slice", RuntimeWarning, stacklevel=2)

@@ -271,3 +271,52 @@ def test_reduction_result_as_an_operand(backend, rng, dtype):
     assert float(gpuvec.sum(normalized)) == pytest.approx(1.0, rel=1e-4)
     results = [gpuvec.dot(d, d) for _ in range(50)]  # many results alive at once
     assert len({float(r) for r in results}) == 1
+
+
+AXIS_OPS = {
+    "sum": np.sum,
+    "mean": np.mean,
+    "min": np.min,
+    "max": np.max,
+    "prod": np.prod,
+    "var": np.var,
+    "std": np.std,
+    "nansum": np.nansum,
+    "nanmean": np.nanmean,
+}
+
+
+@pytest.mark.parametrize("name", AXIS_OPS)
+@pytest.mark.parametrize("axis", [None, 0, 1, (0, 2), -1])
+def test_axis_reductions_stay_on_device(backend, rng, name, axis, no_transfers):
+    x = rng.uniform(0.5, 1.5, (6, 7, 5))  # prod stays finite
+    d = gpuvec.to_device(x)[:, ::-1]
+    expected = AXIS_OPS[name](x[:, ::-1], axis=axis)
+    with no_transfers:
+        result = getattr(gpuvec, name)(d, axis=axis)
+        kept = getattr(gpuvec, name)(d, axis=axis, keepdims=True)
+    assert isinstance(result, gpuvec.DeviceArray)
+    assert result.shape == np.shape(expected)
+    assert kept.shape == AXIS_OPS[name](x, axis=axis, keepdims=True).shape
+    np.testing.assert_allclose(result.to_host(), expected, rtol=1e-12)
+
+
+def test_norm_and_arg_reductions_of_device_arrays(backend, rng):
+    x = random_array(rng, (9, 11), np.float32)
+    d = gpuvec.to_device(x)
+    assert float(gpuvec.norm(d)) == pytest.approx(float(np.linalg.norm(x.astype(float))), 1e-6)
+    np.testing.assert_allclose(
+        gpuvec.asum(d, axis=0).to_host(), np.abs(x).sum(axis=0, dtype=float), rtol=1e-6
+    )
+    assert gpuvec.argmax(d) == int(x.argmax())
+    np.testing.assert_array_equal(gpuvec.argmin(d, axis=1), x.argmin(axis=1))
+
+
+def test_where_on_device_arrays(backend, rng):
+    x, y = random_array(rng, (8, 5), np.float64), random_array(rng, 5, np.float64)
+    cond = x > 0
+    result = gpuvec.where(cond, gpuvec.to_device(x), gpuvec.to_device(y))
+    assert isinstance(result, gpuvec.DeviceArray)
+    np.testing.assert_array_equal(result.to_host(), np.where(cond, x, y))
+    with pytest.raises(TypeError, match="must be a NumPy bool array"):
+        gpuvec.where(gpuvec.to_device(x), x, y)

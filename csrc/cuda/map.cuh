@@ -65,17 +65,36 @@ __global__ void map_contiguous(int64_t n, F f, T* __restrict__ out, const In* __
 template <int N, class T, class F, class... In, size_t... K>
 __device__ __forceinline__ void map_one(const Layout<N>& L, int64_t i, F f, T* out,
                                         std::index_sequence<K...>, const In*... in) {
-  if (L.ndim == 1) {
-    out[i * L.strides[0][0]] = f(in[i * L.strides[K + 1][0]]...);
-  } else {
-    int64_t off[N];
-    L.offsets(i, off);
-    out[off[0]] = f(in[off[K + 1]]...);
+  int64_t off[N];
+  L.offsets(i, off);
+  out[off[0]] = f(in[off[K + 1]]...);
+}
+
+// One strided dimension (a step slice, a reversed array, a column): offsets
+// are i * stride, and each thread computes kUnroll elements per trip, all
+// loads first, for the same reason as map_contiguous.
+template <int N, class T, class F, class... In, size_t... K>
+__device__ __forceinline__ void map_1d(const Layout<N>& L, F f, T* out, std::index_sequence<K...>,
+                                       const In*... in) {
+  const int64_t n = L.size;
+  const int64_t step = static_cast<int64_t>(gridDim.x) * blockDim.x;
+  int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  for (; i + (kUnroll - 1) * step < n; i += kUnroll * step) {
+    T r[kUnroll];
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u) r[u] = f(in[(i + u * step) * L.strides[K + 1][0]]...);
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u) out[(i + u * step) * L.strides[0][0]] = r[u];
   }
+  for (; i < n; i += step) out[i * L.strides[0][0]] = f(in[i * L.strides[K + 1][0]]...);
 }
 
 template <int N, class T, class F, class... In>
 __global__ void map_strided(const Layout<N> L, F f, T* out, const In*... in) {
+  if (L.ndim == 1) {
+    map_1d(L, f, out, std::index_sequence_for<In...>{}, in...);
+    return;
+  }
   const int64_t step = static_cast<int64_t>(gridDim.x) * blockDim.x;
   for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < L.size;
        i += step) {
@@ -105,7 +124,8 @@ void map(const Layout<N>& L, F f, T* out, int threads_per_block, gpuvec_stream s
     check_launch("map_contiguous");
     return;
   }
-  map_strided<<<grid_size(L.size, threads, 16), threads, 0, s>>>(L, f, out, in...);
+  const int blocks = grid_size((L.size + kUnroll - 1) / kUnroll, threads, 16);
+  map_strided<<<blocks, threads, 0, s>>>(L, f, out, in...);
   check_launch("map_strided");
 }
 
