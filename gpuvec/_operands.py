@@ -517,6 +517,26 @@ def normalize_axes(axis, ndim: int, single: bool = False) -> tuple[int, ...]:
     return tuple(sorted(normalized))
 
 
+def _reduction_plan(shape, axis, index, empty_error, warn_if_at_most):
+    """Which axes a reduction keeps and reduces, with NumPy's errors and warnings.
+
+    Returns (reduced axes, kept axes, output shape, shape of one row).
+    """
+    import math
+    import warnings
+
+    axes = normalize_axes(axis, len(shape), single=index)
+    kept = tuple(d for d in range(len(shape)) if d not in axes)
+    red_shape = tuple(shape[d] for d in axes)
+    n = math.prod(red_shape)
+    if n == 0 and empty_error is not None:
+        raise ValueError(empty_error)
+    if warn_if_at_most is not None and n <= warn_if_at_most[0]:
+        # stacklevel: the warning points at the user's call of the public function
+        warnings.warn(warn_if_at_most[1], RuntimeWarning, stacklevel=4)
+    return axes, kept, tuple(shape[d] for d in kept), red_shape
+
+
 def axis_reduction(
     op: int,
     name: str,
@@ -554,8 +574,6 @@ def axis_reduction(
     >>> axis_reduction(_core.REDUCE_SUM, "sum", x, None, False, None, None)
     15.0
     """
-    import math
-    import warnings
 
     if is_device_data(x):
         return _axis_reduction_on_device(
@@ -575,17 +593,11 @@ def axis_reduction(
     array = as_real_array(x, "x")
     broadcast_shape({"x": array})  # the error for too many dimensions
     compute = result_dtype(array, dtype=dtype)
-    axes = normalize_axes(axis, array.ndim, single=index)
-    kept = tuple(d for d in range(array.ndim) if d not in axes)
-    out_shape = tuple(array.shape[d] for d in kept)
-    red_shape = tuple(array.shape[d] for d in axes)
-    n = math.prod(red_shape)
-    if n == 0 and empty_error is not None:
-        raise ValueError(empty_error)
+    axes, kept, out_shape, red_shape = _reduction_plan(
+        array.shape, axis, index, empty_error, warn_if_at_most
+    )
     tpb = threads_per_block_arg(threads_per_block)
     handle = stream_handle(stream)
-    if warn_if_at_most is not None and n <= warn_if_at_most[0]:
-        warnings.warn(warn_if_at_most[1], RuntimeWarning, stacklevel=3)
     backend = _backend.backend()
     view = array.astype(compute, copy=False).transpose(kept + axes)
     result = np.empty(out_shape, np.int64 if index else compute)
@@ -688,8 +700,6 @@ def _axis_reduction_on_device(
 ):
     """axis_reduction for a DeviceArray: the result stays on the device (a
     DeviceArray, 0-d for axis=None), except argmin/argmax indices (NumPy int64)."""
-    import math
-    import warnings
 
     from gpuvec.creation import asarray, empty
     from gpuvec.device_array import DeviceArray
@@ -698,17 +708,11 @@ def _axis_reduction_on_device(
     compute = result_dtype(array.dtype, dtype=dtype)
     if array.dtype != compute:
         array = array.astype(compute)
-    axes = normalize_axes(axis, array.ndim, single=index)
-    kept = tuple(d for d in range(array.ndim) if d not in axes)
-    out_shape = tuple(array.shape[d] for d in kept)
-    red_shape = tuple(array.shape[d] for d in axes)
-    n = math.prod(red_shape)
-    if n == 0 and empty_error is not None:
-        raise ValueError(empty_error)
+    axes, kept, out_shape, red_shape = _reduction_plan(
+        array.shape, axis, index, empty_error, warn_if_at_most
+    )
     tpb = threads_per_block_arg(threads_per_block)
     handle = stream_handle(stream)
-    if warn_if_at_most is not None and n <= warn_if_at_most[0]:
-        warnings.warn(warn_if_at_most[1], RuntimeWarning, stacklevel=3)
     view = array._permuted(kept + axes)
     keep_shape = tuple(1 if d in axes else array.shape[d] for d in range(array.ndim))
     with _device_context(array._device if array._host is None else 0):
