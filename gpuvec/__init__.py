@@ -90,6 +90,13 @@ from gpuvec.unary import (
 __version__ = "0.1.0"
 
 
+def load_ipython_extension(ipython) -> None:
+    """``%load_ext gpuvec`` adds ``%gpuvec_info`` and ``%%gpuvec_timeit`` (see gpuvec._ipython)."""
+    from gpuvec._ipython import register
+
+    register(ipython)
+
+
 def get_include() -> str:
     """The folder of gpuvec's C headers, for extensions that call its C ABI.
 

@@ -1,0 +1,115 @@
+"""Jupyter magics, after ``%load_ext gpuvec``.
+
+- ``%gpuvec_info`` shows the backend, the devices and the memory in use, as
+  an HTML table in a notebook and as text in a terminal.
+- ``%%gpuvec_timeit [-n N] [-r R]`` times the GPU work of a cell with CUDA
+  events (the host clock on the host backend), not the wall clock: each of R
+  repeats runs the cell N times between two events, and the magic reports the
+  median time per run.
+"""
+
+from __future__ import annotations
+
+import html
+import statistics
+
+from IPython.core.magic import Magics, cell_magic, line_magic, magics_class
+from IPython.core.magic_arguments import argument, magic_arguments, parse_argstring
+
+import gpuvec
+
+
+class Info:
+    """What ``%gpuvec_info`` shows: backend, devices and memory."""
+
+    def __init__(self):
+        self.backend = gpuvec.backend()
+        self.devices = gpuvec.devices()
+        self.memory = gpuvec.memory_info()
+
+    def _rows(self) -> list[tuple[str, str]]:
+        rows = [("gpuvec", gpuvec.__version__), ("backend", self.backend)]
+        for d in self.devices:
+            major, minor = d["compute_capability"]
+            rows.append(
+                (
+                    f"device {d['id']}",
+                    f"{d['name']}, compute capability {major}.{minor}, "
+                    f"{d['total_memory'] / 2**30:.1f} GiB, {d['multiprocessors']} SMs",
+                )
+            )
+        if not self.devices:
+            from gpuvec._backend import _cuda_unusable_reason
+
+            rows.append(("why not CUDA", _cuda_unusable_reason() or "the host backend was chosen"))
+        m = self.memory
+        rows.append(("memory in use / cached", f"{m['in_use']:,} / {m['cached']:,} bytes"))
+        rows.append(("device free / total", f"{m['device_free']:,} / {m['device_total']:,} bytes"))
+        return rows
+
+    def __repr__(self) -> str:
+        width = max(len(k) for k, _ in self._rows())
+        return "\n".join(f"{k:<{width}}  {v}" for k, v in self._rows())
+
+    def _repr_html_(self) -> str:
+        cells = "".join(
+            f"<tr><th style='text-align:left'>{html.escape(k)}</th><td>{html.escape(v)}</td></tr>"
+            for k, v in self._rows()
+        )
+        return f"<table><caption>gpuvec</caption>{cells}</table>"
+
+
+class Timing:
+    """What ``%%gpuvec_timeit`` measured: milliseconds per run of the cell."""
+
+    def __init__(self, per_run_ms: list[float], number: int, clock: str):
+        self.all_ms = per_run_ms
+        self.number = number
+        self.clock = clock
+        self.median_ms = statistics.median(per_run_ms)
+        self.best_ms = min(per_run_ms)
+
+    def __repr__(self) -> str:
+        return (
+            f"{self.median_ms:.4g} ms per run (median of {len(self.all_ms)} repeats of "
+            f"{self.number} runs, best {self.best_ms:.4g} ms; {self.clock})"
+        )
+
+
+@magics_class
+class GpuvecMagics(Magics):
+    @line_magic
+    def gpuvec_info(self, line: str = "") -> Info:
+        """Shows gpuvec's backend, devices and memory."""
+        return Info()
+
+    @magic_arguments()
+    @argument("-n", "--number", type=int, default=10, help="runs of the cell per repeat")
+    @argument("-r", "--repeat", type=int, default=7, help="repeats; the median is reported")
+    @cell_magic
+    def gpuvec_timeit(self, line: str, cell: str) -> Timing:
+        """Times the cell's GPU work with events; prints and returns a Timing."""
+        args = parse_argstring(self.gpuvec_timeit, line)
+        if args.number < 1 or args.repeat < 1:
+            raise ValueError("-n and -r must be at least 1")
+        code = compile(cell, "<gpuvec_timeit>", "exec")
+        namespace = self.shell.user_ns
+        exec(code, namespace)  # warm-up: compilation, allocations, first launches
+        gpuvec.synchronize()
+        per_run = []
+        for _ in range(args.repeat):
+            start, end = gpuvec.Event(), gpuvec.Event()
+            start.record()
+            for _ in range(args.number):
+                exec(code, namespace)
+            end.record()
+            end.synchronize()
+            per_run.append(start.elapsed_time(end) / args.number)
+        clock = "CUDA events" if gpuvec.backend() == "cuda" else "host clock (host backend)"
+        timing = Timing(per_run, args.number, clock)
+        print(f"gpuvec_timeit: {timing}")
+        return timing
+
+
+def register(ipython) -> None:
+    ipython.register_magics(GpuvecMagics)
