@@ -123,12 +123,6 @@ def _needs_temporary(out: np.ndarray, inputs: list[np.ndarray], backend: str) ->
     return False
 
 
-def _input_span(array: np.ndarray, backend: str) -> _core.Span:
-    """An input's Span. Strided inputs stay as they are: on the CUDA backend the
-    staging pipeline gathers just their elements."""
-    return host_span(array)
-
-
 def as_compute_input(array: np.ndarray, compute: np.dtype) -> np.ndarray:
     """An input ready for the core: float32 and float64 stay as they are (the
     core converts them while it reads them), other real dtypes become ``compute``."""
@@ -179,7 +173,7 @@ def elementwise(
     else:
         target = result = out
     if target.size:
-        spans = [_input_span(a, backend) for a in cast]
+        spans = [host_span(a) for a in cast]
         launch(tuple(shape), *spans, host_span(target), _backend.backend_code(), tpb, handle)
     if result is not target:
         result[...] = target
@@ -201,8 +195,7 @@ def reduction(
     shape = broadcast_shape(arrays)
     tpb = threads_per_block_arg(threads_per_block)
     handle = stream_handle(stream)
-    backend = _backend.backend()
-    spans = [_input_span(as_compute_input(a, compute), backend) for a in arrays.values()]
+    spans = [host_span(as_compute_input(a, compute)) for a in arrays.values()]
     result = np.empty((), compute)
     launch(tuple(shape), *spans, host_span(result), _backend.backend_code(), tpb, handle)
     return float(result)
@@ -294,7 +287,12 @@ def _device_context(device: int):
     return contextlib.nullcontext()
 
 
-def _elementwise_on_device(launch, inputs, out, dtype, threads_per_block, extra, stream):
+def _elementwise_on_device(
+    launch, inputs, out, dtype, threads_per_block, extra, stream, mask=None
+):
+    """An elementwise op on device data. ``mask`` is ``(name, bool array)`` for
+    ``where``: it takes part in broadcasting and reaches ``launch`` first, as
+    host bytes copied over with the call."""
     from gpuvec.device_array import DeviceArray
 
     operands = _device_operands(inputs)
@@ -307,6 +305,8 @@ def _elementwise_on_device(launch, inputs, out, dtype, threads_per_block, extra,
         n: np.empty(v.shape if isinstance(v, DeviceArray) else (), bool)
         for n, v in operands.items()
     }
+    if mask is not None:
+        shapes = {mask[0]: mask[1], **shapes}
     shape = broadcast_shape(shapes)
     tpb = threads_per_block_arg(threads_per_block)
     handle = stream_handle(stream)
@@ -318,11 +318,12 @@ def _elementwise_on_device(launch, inputs, out, dtype, threads_per_block, extra,
             )
         check_out_shape_dtype(out, shape, compute)
     device = _same_device([*operands.values(), *([out] if out is not None else [])])
+    flags = None if mask is None else mask[1]
     with _device_context(device):
-        return _run_on_device(launch, operands, out, compute, shape, tpb, handle, stream)
+        return _run_on_device(launch, operands, out, compute, shape, tpb, handle, stream, flags)
 
 
-def _run_on_device(launch, operands, out, compute, shape, tpb, handle, stream):
+def _run_on_device(launch, operands, out, compute, shape, tpb, handle, stream, flags=None):
     from gpuvec.creation import empty
     from gpuvec.device_array import _assign
 
@@ -335,6 +336,8 @@ def _run_on_device(launch, operands, out, compute, shape, tpb, handle, stream):
         target = result = out
     if target.size:
         spans = [a._span(shape) for a in arrays]
+        if flags is not None:
+            spans.insert(0, host_span(np.broadcast_to(flags, shape).view(np.uint8)))
         launch(tuple(shape), *spans, target._span(), _backend.backend_code(), tpb, handle)
         _mark_stream_use([*arrays, target], handle)
         target._stream = resolve_stream(stream)
@@ -447,8 +450,8 @@ def masked_elementwise(
         )
     flags = bool_mask(mask, mask_name)
     if isinstance(out, _device_array_class()) or any(is_device_data(v) for v in inputs.values()):
-        return _masked_on_device(
-            launch, mask_name, flags, inputs, out, dtype, threads_per_block, stream
+        return _elementwise_on_device(
+            launch, inputs, out, dtype, threads_per_block, (), stream, mask=(mask_name, flags)
         )
     arrays = {name: as_real_array(value, name) for name, value in inputs.items()}
     compute = result_dtype(*inputs.values(), dtype=dtype)
@@ -467,8 +470,8 @@ def masked_elementwise(
     else:
         target = result = out
     if target.size:
-        spans = [_input_span(a, backend) for a in cast]
-        mask_span = _input_span(flags.view(np.uint8), backend)
+        spans = [host_span(a) for a in cast]
+        mask_span = host_span(flags.view(np.uint8))
         launch(
             tuple(shape),
             mask_span,
@@ -598,7 +601,6 @@ def axis_reduction(
     )
     tpb = threads_per_block_arg(threads_per_block)
     handle = stream_handle(stream)
-    backend = _backend.backend()
     view = array.astype(compute, copy=False).transpose(kept + axes)
     result = np.empty(out_shape, np.int64 if index else compute)
     if result.size:
@@ -606,7 +608,7 @@ def axis_reduction(
             op,
             out_shape,
             red_shape,
-            _input_span(view, backend),
+            host_span(view),
             host_span(result),
             ddof,
             _backend.backend_code(),
@@ -621,57 +623,6 @@ def axis_reduction(
 
 
 # -- device data for masked ops and axis reductions ---------------------------------------------
-
-
-def _masked_on_device(launch, mask_name, flags, inputs, out, dtype, threads_per_block, stream):
-    """``where`` on DeviceArrays: the bool mask is copied over as bytes with the call."""
-    from gpuvec.creation import empty
-    from gpuvec.device_array import DeviceArray, _assign
-
-    operands = _device_operands(inputs)
-    compute = result_dtype(
-        *(v.dtype if isinstance(v, DeviceArray) else v for v in operands.values()), dtype=dtype
-    )
-    shapes = {
-        n: np.empty(v.shape if isinstance(v, DeviceArray) else (), bool)
-        for n, v in operands.items()
-    }
-    shape = broadcast_shape({mask_name: flags, **shapes})
-    tpb = threads_per_block_arg(threads_per_block)
-    handle = stream_handle(stream)
-    if out is not None:
-        if not isinstance(out, DeviceArray):
-            raise TypeError(
-                "out must be a DeviceArray when the inputs are on the device, "
-                f"got {type(out).__name__}"
-            )
-        check_out_shape_dtype(out, shape, compute)
-    device = _same_device([*operands.values(), *([out] if out is not None else [])])
-    with _device_context(device):
-        arrays = _on_device(operands, compute, shape)
-        if out is None:
-            target = result = empty(shape, compute, stream=stream)
-        elif any(_overlaps(out, a) and not _same_view(out, a) for a in arrays):
-            target, result = empty(shape, compute, stream=stream), out
-        else:
-            target = result = out
-        if target.size:
-            mask_span = host_span(np.broadcast_to(flags, shape).view(np.uint8))
-            spans = [a._span(shape) for a in arrays]
-            launch(
-                tuple(shape),
-                mask_span,
-                *spans,
-                target._span(),
-                _backend.backend_code(),
-                tpb,
-                handle,
-            )
-            _mark_stream_use([*arrays, target], handle)
-            target._stream = resolve_stream(stream)
-        if result is not target:
-            _assign(result, target)
-    return result
 
 
 class _IndexBuffer:
