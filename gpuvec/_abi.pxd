@@ -251,3 +251,15 @@ cdef extern from "gpuvec/gpuvec.h" nogil:
     gpuvec_status gpuvec_staged_dot(gpuvec_dtype compute, int ndim, const int64_t* shape,
                                     gpuvec_host_array x, gpuvec_host_array y, double* result,
                                     int threads_per_block)
+    gpuvec_status gpuvec_staged_axpby(gpuvec_dtype compute, double alpha, double beta, int ndim,
+                                      const int64_t* shape, gpuvec_host_array x,
+                                      gpuvec_host_array y, void* out, const int64_t* out_strides,
+                                      int threads_per_block)
+    gpuvec_status gpuvec_staged_unary(gpuvec_unary_op op, gpuvec_dtype compute, int ndim,
+                                      const int64_t* shape, gpuvec_host_array x, void* out,
+                                      const int64_t* out_strides, int threads_per_block)
+    gpuvec_status gpuvec_staged_upload(gpuvec_dtype to, int ndim, const int64_t* shape,
+                                       gpuvec_host_array src, void* device_dst,
+                                       gpuvec_stream stream)
+    gpuvec_status gpuvec_staged_download(void* host_dst, const void* device_src, size_t nbytes,
+                                         gpuvec_stream stream)

@@ -22,6 +22,13 @@ any inputs, with ``dtype=`` (wins over precision)  that dtype
 casting the inputs: the classic GPU-tutorial way of running float64 data in
 float32. :func:`set_precision` does the same for every call that follows,
 and ``with precision(...):`` for the calls inside the block.
+
+On the GPU the float64 <-> float32 cast is not a pass of its own: it happens
+in the copy that moves the data, while NumPy data is gathered into pinned
+staging memory on its way to the device, so float64 data for a float32 op
+crosses the bus as float32. (On the host backend, where nothing moves, the
+data is converted before the op reads it.) Other dtypes (ints, bools,
+float16) are converted by NumPy first.
 """
 
 from __future__ import annotations

@@ -35,9 +35,12 @@ cdef const void* _address_of(object x) except? NULL:
 
 
 cdef object _new_like(object x, tuple shape, tuple strides):
-    """A new DeviceArray of x's dtype, device and backend, C-contiguous."""
+    """A new C-contiguous DeviceArray of x's dtype, device and backend."""
     cdef object r
     cdef DeviceBuffer buffer
+    cdef Py_ssize_t size = 1
+    for n in shape:
+        size *= n
     if x._host is not None:
         host = np.empty(shape, x._dtype)
         r = _DeviceArray.__new__(_DeviceArray)
@@ -51,7 +54,7 @@ cdef object _new_like(object x, tuple shape, tuple strides):
         r._owner = slot
         r._address = slot.address
     else:
-        buffer = DeviceBuffer(x._size * x._dtype.itemsize, 0, None)
+        buffer = DeviceBuffer(size * x._dtype.itemsize, 0, None)
         r = _DeviceArray.__new__(_DeviceArray)
         r._host = None
         r._owner = buffer
@@ -63,7 +66,7 @@ cdef object _new_like(object x, tuple shape, tuple strides):
     r._stream = None
     r._readonly = False
     r._contiguous = True
-    r._size = x._size if shape else 1
+    r._size = size
     return r
 
 
@@ -227,3 +230,163 @@ def read_scalar(uintptr_t address, int itemsize, uintptr_t stream):
             status = gpuvec_cuda_read_scalar(<const void*>address, 8, <gpuvec_stream>stream, &d)
     check(status)
     return f if itemsize == 4 else d
+
+
+# -- strided device arrays ----------------------------------------------------------------------
+#
+# Views such as x[::2], x.T or x[:, 1] of device arrays take the short path
+# too: the launchers take any strides, so all it needs is each array's
+# strides in elements.
+
+cdef bint _plain_device_array(object x) except -1:
+    """x is a DeviceArray in device memory on the current device, default stream."""
+    return (type(x) is _DeviceArray and x._host is None and x._stream is None
+            and x._device == cuda_get_device())
+
+
+cdef int _element_strides(object x, int64_t* out) except -1:
+    """x's strides in elements into `out`; 0, or 1 when one is not a whole element."""
+    cdef Py_ssize_t itemsize = x._dtype.itemsize
+    cdef int d = 0
+    for s in x._strides:
+        if s % itemsize:
+            return 1
+        out[d] = s // itemsize
+        d += 1
+    return 0
+
+
+cdef tuple _byte_range(object x):
+    """The lowest and one past the highest byte address that x's elements cover."""
+    cdef uintptr_t lo = <uintptr_t>x._address, hi = <uintptr_t>x._address
+    for n, s in zip(x._shape, x._strides):
+        if s < 0:
+            lo -= <uintptr_t>((n - 1) * -s)
+        else:
+            hi += <uintptr_t>((n - 1) * s)
+    return lo, hi + <uintptr_t>x._dtype.itemsize
+
+
+cdef object _strided_output(object out, object like, tuple inputs):
+    """_fast_output for strided inputs: a new C-contiguous array, or `out`
+    when it matches and no input overlaps it other than as the very same view."""
+    if out is None:
+        return _new_like(like, like._shape, _c_strides(like._shape, like._dtype.itemsize))
+    if not (_plain_device_array(out) and out._shape == like._shape
+            and out._dtype == like._dtype) or out._readonly:
+        return None
+    lo, hi = _byte_range(out)
+    for x in inputs:
+        if x._address == out._address and x._strides == out._strides:
+            continue  # the same view: in place is safe
+        ilo, ihi = _byte_range(x)
+        if ilo < hi and lo < ihi:
+            return None
+    return out
+
+
+cdef tuple _c_strides(tuple shape, Py_ssize_t itemsize):
+    cdef list strides = []
+    cdef Py_ssize_t step = itemsize
+    for n in reversed(shape):
+        strides.append(step)
+        step *= n if n > 1 else 1
+    return tuple(reversed(strides))
+
+
+def fast_binary_strided(int op, a, b, out=None):
+    """a (op) b for device arrays of one shape and dtype with any strides, or None."""
+    cdef int64_t shape[GPUVEC_MAX_NDIM]
+    cdef int64_t sa[GPUVEC_MAX_NDIM]
+    cdef int64_t sb[GPUVEC_MAX_NDIM]
+    cdef int64_t so[GPUVEC_MAX_NDIM]
+    cdef int ndim, d
+    cdef gpuvec_status status
+    if not (_plain_device_array(a) and _plain_device_array(b)):
+        return None
+    if a._shape != b._shape or a._dtype != b._dtype or a._size == 0:
+        return None
+    ndim = len(a._shape)
+    if ndim > GPUVEC_MAX_NDIM or _element_strides(a, sa) or _element_strides(b, sb):
+        return None
+    result = _strided_output(out, a, (a, b))
+    if result is None or _element_strides(result, so):
+        return None
+    for d in range(ndim):
+        shape[d] = a._shape[d]
+    cdef bint single = a._dtype == _float32
+    cdef const void* pa = <const void*><uintptr_t>a._address
+    cdef const void* pb = <const void*><uintptr_t>b._address
+    cdef void* po = <void*><uintptr_t>result._address
+    with nogil:
+        if single:
+            status = gpuvec_binary_f32(GPUVEC_BACKEND_CUDA, <gpuvec_binary_op>op, ndim, shape,
+                                       <const float*>pa, sa, <const float*>pb, sb,
+                                       <float*>po, so, 0, NULL)
+        else:
+            status = gpuvec_binary_f64(GPUVEC_BACKEND_CUDA, <gpuvec_binary_op>op, ndim, shape,
+                                       <const double*>pa, sa, <const double*>pb, sb,
+                                       <double*>po, so, 0, NULL)
+    check(status)
+    return result
+
+
+def fast_reduce(int op, x, axis, double ddof, double warn_at_most):
+    """The reduction `op` of a device array over `axis` (None or one int), or None.
+
+    None also when the general path has something to say: no elements to
+    reduce, or rows of at most `warn_at_most` elements (a RuntimeWarning).
+    The result is a new DeviceArray: 0-d for axis None.
+    """
+    cdef int64_t strides[GPUVEC_MAX_NDIM]
+    cdef int64_t out_shape[GPUVEC_MAX_NDIM]
+    cdef int64_t x_out_strides[GPUVEC_MAX_NDIM]
+    cdef int64_t red_shape[GPUVEC_MAX_NDIM]
+    cdef int64_t x_red_strides[GPUVEC_MAX_NDIM]
+    cdef int64_t out_strides[GPUVEC_MAX_NDIM]
+    cdef int ndim, d, k = -1, out_ndim = 0, red_ndim = 0
+    cdef int64_t n = 1, step
+    cdef gpuvec_status status
+    if not _plain_device_array(x) or x._size == 0:
+        return None
+    ndim = len(x._shape)
+    if ndim == 0 or ndim > GPUVEC_MAX_NDIM or _element_strides(x, strides):
+        return None
+    if axis is not None:
+        if type(axis) is not int or not -ndim <= axis < ndim:
+            return None  # the general path explains it
+        k = axis % ndim
+    for d in range(ndim):
+        if k < 0 or d == k:
+            red_shape[red_ndim] = x._shape[d]
+            x_red_strides[red_ndim] = strides[d]
+            n *= x._shape[d]
+            red_ndim += 1
+        else:
+            out_shape[out_ndim] = x._shape[d]
+            x_out_strides[out_ndim] = strides[d]
+            out_ndim += 1
+    if n <= warn_at_most:
+        return None
+    shape = tuple([out_shape[d] for d in range(out_ndim)])
+    result = _new_like(x, shape, _c_strides(shape, x._dtype.itemsize))
+    step = 1
+    for d in range(out_ndim - 1, -1, -1):
+        out_strides[d] = step
+        step *= out_shape[d]
+    cdef bint single = x._dtype == _float32
+    cdef const void* px = <const void*><uintptr_t>x._address
+    cdef void* po = <void*><uintptr_t>result._address
+    with nogil:
+        if single:
+            status = gpuvec_reduce_f32(GPUVEC_BACKEND_CUDA, <gpuvec_reduce_op>op, out_ndim,
+                                       out_shape, red_ndim, red_shape, <const float*>px,
+                                       x_out_strides, x_red_strides, po, out_strides, ddof, 0,
+                                       NULL)
+        else:
+            status = gpuvec_reduce_f64(GPUVEC_BACKEND_CUDA, <gpuvec_reduce_op>op, out_ndim,
+                                       out_shape, red_ndim, red_shape, <const double*>px,
+                                       x_out_strides, x_red_strides, po, out_strides, ddof, 0,
+                                       NULL)
+    check(status)
+    return result

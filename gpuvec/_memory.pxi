@@ -82,11 +82,13 @@ cdef class DeviceBuffer:
         return 0
 
     cdef int download(self, void* dst, size_t nbytes) except -1 nogil:
+        """Copies the buffer's first nbytes to host memory, after the work
+        queued on its stream, through pinned staging buffers (gpuvec/staged.h),
+        and waits for them."""
         global _bytes_to_host
-        check(gpuvec_cuda_copy_to_host(dst, self.ptr, nbytes, <gpuvec_stream>self.stream))
+        check(gpuvec_staged_download(dst, self.ptr, nbytes, <gpuvec_stream>self.stream))
         _bytes_to_host += nbytes
-        # Pageable host memory: the copy has landed only after a synchronize.
-        return check(gpuvec_cuda_stream_synchronize(<gpuvec_stream>self.stream))
+        return 0
 
 
 def copy_to_device(uintptr_t dst, const unsigned char[::1] src, uintptr_t stream):

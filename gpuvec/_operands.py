@@ -18,7 +18,7 @@ from numpy.lib.stride_tricks import as_strided
 
 from gpuvec import _backend, _core
 from gpuvec._dtypes import as_real_array, result_dtype
-from gpuvec.streams import resolve_stream, stream_handle
+from gpuvec.streams import current_stream, resolve_stream, stream_handle
 
 
 def host_span(array: np.ndarray) -> _core.Span:
@@ -461,7 +461,7 @@ def masked_elementwise(
     if out is not None:
         check_out(out, shape, compute)
     backend = _backend.backend()
-    cast = [np.broadcast_to(a.astype(compute, copy=False), shape) for a in arrays.values()]
+    cast = [np.broadcast_to(as_compute_input(a, compute), shape) for a in arrays.values()]
     flags = np.broadcast_to(flags, shape)
     if out is None:
         target = result = np.empty(shape, compute)
@@ -578,6 +578,12 @@ def axis_reduction(
     15.0
     """
 
+    if not (keepdims or index or dtype is not None or threads_per_block is not None):
+        # The short path for a device array over all axes or one, on the default stream.
+        if stream is None and current_stream() is None:
+            at_most = -1 if warn_if_at_most is None else warn_if_at_most[0]
+            if (result := _core.fast_reduce(op, x, axis, ddof, at_most)) is not None:
+                return result
     if is_device_data(x):
         return _axis_reduction_on_device(
             op,
@@ -601,7 +607,8 @@ def axis_reduction(
     )
     tpb = threads_per_block_arg(threads_per_block)
     handle = stream_handle(stream)
-    view = array.astype(compute, copy=False).transpose(kept + axes)
+    # float32 and float64 stay as they are: the core converts them as it stages them.
+    view = as_compute_input(array, compute).transpose(kept + axes)
     result = np.empty(out_shape, np.int64 if index else compute)
     if result.size:
         _core.reduce(
@@ -610,6 +617,7 @@ def axis_reduction(
             red_shape,
             host_span(view),
             host_span(result),
+            compute == np.float32,
             ddof,
             _backend.backend_code(),
             tpb,
@@ -689,6 +697,7 @@ def _axis_reduction_on_device(
                     red_shape,
                     view._span(),
                     out_span,
+                    compute == np.float32,
                     ddof,
                     _backend.backend_code(),
                     tpb,
@@ -709,6 +718,7 @@ def _axis_reduction_on_device(
                 red_shape,
                 view._span(),
                 result._span(),
+                compute == np.float32,
                 ddof,
                 _backend.backend_code(),
                 tpb,

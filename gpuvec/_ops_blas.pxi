@@ -31,6 +31,9 @@ def axpby(double alpha, double beta, tuple shape, Span x, Span y, Span out, int 
           int threads_per_block, uintptr_t stream=0):
     """out = alpha * x + beta * y."""
     cdef int64_t shp[GPUVEC_MAX_NDIM]
+    if backend == GPUVEC_BACKEND_CUDA and _all_host([x, y, out]):
+        _staged_axpby(alpha, beta, shape, x, y, out, threads_per_block)
+        return
     _fill_shape(shape, shp)
     if _is_float32(out):
         _axpby(<float>alpha, <float>beta, len(shape), shp, x, y, out, backend, threads_per_block,

@@ -3,8 +3,10 @@
 # The Python layer hands x over as a view whose kept axes come first and
 # whose reduced axes come last (a transpose: no copy), so x's span carries
 # the strides of both: its first len(out_shape) strides walk the output, the
-# rest walk a row. The output holds x's dtype, or int64 indices for argmin
-# and argmax, and is staged as raw bytes.
+# rest walk a row. x may hold float32 or float64 whichever dtype the
+# reduction computes in: staging x for the backend converts it. The output
+# holds the compute dtype, or int64 indices for argmin and argmax, and is
+# staged as raw bytes.
 
 from cython cimport floating
 from libc.stdint cimport int64_t, uint8_t, uintptr_t
@@ -49,7 +51,8 @@ cdef _Staged _stage_result(Span span, int backend, uintptr_t stream):
 
 
 cdef int _finish_result(_Staged staged, Span span) except -1:
-    """Brings a host output's device copy back (nothing to do otherwise)."""
+    """Brings a host output's device copy back through the pinned staging
+    buffers (nothing to do otherwise)."""
     cdef uint8_t[::1] raw
     if staged.copy is not None:
         raw = span.flat.view("u1")
@@ -82,16 +85,20 @@ cdef int _reduce(floating kind, gpuvec_reduce_op op, int out_ndim, const int64_t
     return _finish_result(so, out)
 
 
-def reduce(int op, tuple out_shape, tuple red_shape, Span x, Span out, double ddof, int backend,
-           int threads_per_block, uintptr_t stream=0):
-    """out[i...] = the reduction of x[i..., :]: x views out_shape + red_shape."""
+def reduce(int op, tuple out_shape, tuple red_shape, Span x, Span out, bint float32, double ddof,
+           int backend, int threads_per_block, uintptr_t stream=0):
+    """out[i...] = the reduction of x[i..., :]: x views out_shape + red_shape.
+
+    The reduction reads x in float32 when `float32` is true, else in float64,
+    whatever x's own dtype: staging x for the backend converts it.
+    """
     cdef int64_t out_shp[GPUVEC_MAX_NDIM]
     cdef int64_t red_shp[GPUVEC_MAX_NDIM]
     _fill_shape(out_shape, out_shp)
     _fill_shape(red_shape, red_shp)
     if len(out_shape) + len(red_shape) != x.ndim:
         raise ValueError(f"x has {x.ndim} dimensions, not {len(out_shape) + len(red_shape)}")
-    if _is_float32(x):
+    if float32:
         _reduce(<float>0, <gpuvec_reduce_op>op, len(out_shape), out_shp, len(red_shape),
                 red_shp, x, out, ddof, backend, threads_per_block, stream)
     else:

@@ -115,6 +115,9 @@ def unary(int op, tuple shape, Span x, Span out, int backend, int threads_per_bl
           uintptr_t stream=0):
     """out = f(x) for the unary op `op`."""
     cdef int64_t shp[GPUVEC_MAX_NDIM]
+    if backend == GPUVEC_BACKEND_CUDA and _all_host([x, out]):
+        _staged_unary(op, shape, x, out, threads_per_block)
+        return
     _fill_shape(shape, shp)
     if _is_float32(out):
         _unary(<float>0, <gpuvec_unary_op>op, len(shape), shp, x, out, backend,

@@ -5,7 +5,8 @@
 # strides in elements. Host memory is a 1-D NumPy array, read through a typed
 # memoryview of the op's dtype; device memory is an address. On the CUDA
 # backend a host span is copied to the device as it is, so strided and
-# broadcast operands keep their strides there too.
+# broadcast operands keep their strides there too; the copy converts it to
+# the op's dtype on the way.
 
 from cython cimport floating
 from libc.stdint cimport int64_t, uintptr_t
@@ -83,31 +84,35 @@ cdef class _Staged:
     memory, or a temporary device copy of host memory."""
 
     cdef DeviceBuffer copy
-    cdef object converted  # a host copy in the op's dtype, when the input had the other one
+    cdef object converted  # host backend: the input in the op's dtype, when it had the other
     cdef void* base  # element 0 of the flat memory, for the backend
 
 
 cdef _Staged _stage_input(floating kind, Span span, int backend, uintptr_t stream):
-    """Makes an input span readable by the backend (uploading host data for CUDA)."""
+    """Makes an input span readable by the backend, in the op's dtype."""
     cdef _Staged staged = _Staged.__new__(_Staged)
     cdef const floating[::1] flat
     if span.flat is None:
         if backend != GPUVEC_BACKEND_CUDA:
             raise ValueError("device memory given to the host backend")
         staged.base = <void*>span.device_address
+    elif span.length and backend == GPUVEC_BACKEND_CUDA:
+        # The upload converts float64 <-> float32 while it gathers the data
+        # into pinned memory: no pass of its own, and a float64 input of a
+        # float32 op crosses the bus at half the size.
+        staged.copy = DeviceBuffer(span.length * sizeof(floating), stream)
+        _upload_flat(staged.copy.ptr, span,
+                     GPUVEC_FLOAT32 if floating is float else GPUVEC_FLOAT64, stream)
+        staged.base = staged.copy.ptr
     elif span.length:
         if span.flat.dtype.itemsize != sizeof(floating):
-            # float32 data for a float64 op, or the reverse: convert it first.
+            # float32 data for a float64 op, or the reverse: the host backend
+            # reads the op's dtype only, so convert it first.
             staged.converted = span.flat.astype("f4" if floating is float else "f8")
             flat = staged.converted
         else:
             flat = span.flat  # the typed memoryview checks dtype and contiguity
-        if backend == GPUVEC_BACKEND_HOST:
-            staged.base = <void*>&flat[0]
-        else:
-            staged.copy = DeviceBuffer(flat.shape[0] * sizeof(floating), stream)
-            staged.copy.upload(&flat[0], flat.shape[0] * sizeof(floating))
-            staged.base = staged.copy.ptr
+        staged.base = <void*>&flat[0]
     return staged
 
 
@@ -132,7 +137,8 @@ cdef _Staged _stage_output(floating kind, Span span, int backend, uintptr_t stre
 
 
 cdef int _finish_output(floating kind, _Staged staged, Span span) except -1:
-    """Brings a host output's device copy back (nothing to do otherwise)."""
+    """Brings a host output's device copy back through the pinned staging
+    buffers (nothing to do otherwise)."""
     cdef floating[::1] flat
     if staged.copy is not None:
         flat = span.flat

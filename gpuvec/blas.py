@@ -49,11 +49,12 @@ def axpby(alpha, x, beta, y, out=None, dtype=None, *, threads_per_block=None, st
 def norm(x, axis=None, *, dtype=None, keepdims=False, threads_per_block=None, stream=None):
     """The Euclidean (L2) norm, ``sqrt(sum(x**2))``, like :func:`numpy.linalg.norm`.
 
-    No square is formed of a huge or a tiny number: like LAPACK's ``nrm2``,
-    gpuvec keeps a running scale (the largest ``|x|`` so far) and sums the
-    squares of ``x / scale``, in float64. So ``norm([1e200, 1e200])`` is
-    ``1.414213562373095e+200``, not inf, and ``norm([1e-200, 1e-200])`` is
-    not 0. Any NaN gives NaN; otherwise any inf gives inf.
+    No square is formed of a huge or a tiny number: like LAPACK's ``nrm2``
+    (Blue's algorithm), gpuvec sums the squares of huge and tiny elements
+    apart, each scaled by a power of two, in float64, all in one pass. So
+    ``norm([1e200, 1e200])`` is ``1.414213562373095e+200``, not inf, and
+    ``norm([1e-200, 1e-200])`` is not 0. Any NaN gives NaN; otherwise any
+    inf gives inf.
 
     Parameters
     ----------

@@ -10,6 +10,7 @@ import numpy as np
 
 from gpuvec import _backend, _core
 from gpuvec._dtypes import as_real_array, check_dtype, result_dtype
+from gpuvec._operands import as_compute_input, host_span
 from gpuvec.device_array import DeviceArray, _assign, _c_strides
 from gpuvec.streams import Stream, resolve_stream, stream_handle
 
@@ -191,13 +192,20 @@ def to_device(x, dtype=None, *, stream: Stream | None = None) -> DeviceArray:
         return x if dtype is None or np.dtype(dtype) == x.dtype else x.astype(dtype)
     array = as_real_array(x, "x")
     compute = result_dtype(array, dtype=dtype)
-    host = np.asarray(array, dtype=compute, order="C")
-    result = empty(host.shape, compute, stream=stream)
+    result = empty(array.shape, compute, stream=stream)
     if _backend.backend() == "host":
-        result._host[...] = host
-    elif host.size:
-        _core.copy_to_device(
-            result._address, host.reshape(-1).view(np.uint8), result._stream_handle
+        result._host[...] = array
+    elif array.size:
+        # The upload gathers strided data into C order and converts float64 <->
+        # float32 in the one pass that copies it to pinned memory; other dtypes
+        # (ints, bools, float16) are converted to the result dtype first.
+        source = as_compute_input(array, compute)
+        _core.upload(
+            result._address,
+            array.shape,
+            host_span(source),
+            compute == np.float32,
+            result._stream_handle,
         )
     return result
 

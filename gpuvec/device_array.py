@@ -11,6 +11,7 @@ from __future__ import annotations
 import html
 import math
 import numbers
+import operator
 
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
@@ -269,6 +270,31 @@ class DeviceArray:
         shape = tuple(self._shape[d] for d in axes)
         strides = tuple(self._strides[d] for d in axes)
         return self._view(shape, strides, 0)
+
+    def transpose(self, *axes) -> DeviceArray:
+        """A view with the axes reversed, or in the order ``axes``; no copy.
+
+        Examples
+        --------
+        >>> import gpuvec
+        >>> m = gpuvec.arange(6).reshape(2, 3)
+        >>> m.transpose().shape, m.transpose(1, 0).strides
+        ((3, 2), (8, 24))
+        """
+        if len(axes) == 1 and isinstance(axes[0], (tuple, list)):
+            axes = tuple(axes[0])
+        if not axes:
+            axes = tuple(range(self.ndim))[::-1]
+        ndim = self.ndim
+        order = tuple(operator.index(a) for a in axes)
+        if sorted(a % ndim if -ndim <= a < ndim else a for a in order) != list(range(ndim)):
+            raise ValueError(f"axes {axes} are not a permutation of the {ndim} axes")
+        return self._permuted(tuple(a % ndim for a in order))
+
+    @property
+    def T(self) -> DeviceArray:
+        """The transposed view: ``self.transpose()``."""
+        return self.transpose()
 
     def reshape(self, *shape) -> DeviceArray:
         """A view with another shape; the data must be C-contiguous.

@@ -37,8 +37,12 @@ def _plain_call(alpha, dtype, threads_per_block, stream) -> bool:
 
 def _binary(op, a, b, out, dtype, threads_per_block, stream):
     if dtype is None and threads_per_block is None and stream is None:
-        if current_stream() is None and (result := _core.fast_binary(op, a, b, out)) is not None:
-            return result  # the short path for plain ops on device arrays
+        if current_stream() is None:
+            # The short paths for plain ops on device arrays: contiguous, then strided.
+            if (result := _core.fast_binary(op, a, b, out)) is not None:
+                return result
+            if (result := _core.fast_binary_strided(op, a, b, out)) is not None:
+                return result
 
     def launch(shape, sa, sb, so, backend, tpb, handle):
         _core.binary(op, shape, sa, sb, so, backend, tpb, handle)

@@ -1,10 +1,12 @@
 // Reductions on the CUDA backend: warp-shuffle tree reductions.
 //
 // Each thread accumulates its grid-stride share in double; a block combines
-// its threads with warp shuffles (a fixed tree), writing one partial per
-// block; a second one-block launch combines the partials the same way. Small
-// inputs take one block and one launch. The tree depends only on the input
-// size, the block size and the SM count, so results are deterministic.
+// its threads with warp shuffles (a fixed tree). A one-block grid writes the
+// result at once. In a larger grid each block leaves its total in per-stream
+// scratch memory (scratch.hpp), and the last block to finish adds the totals
+// up the same way: one kernel launch in all, no allocation. The tree depends
+// only on the input size, the block size and the SM count, never on which
+// block finishes last, so results are deterministic.
 #include <stdint.h>
 
 #include <tuple>
@@ -15,6 +17,7 @@
 #include "check.cuh"
 #include "gpuvec/ops.hpp"
 #include "launch.cuh"
+#include "scratch.hpp"
 #include "staging.hpp"
 
 namespace gpuvec::cuda {
@@ -54,21 +57,46 @@ __device__ __forceinline__ Accumulator term_at(const Layout<N>& L, int64_t i, Te
   return term(in[off[K]]...);
 }
 
-// One partial per block into partial[blockIdx.x] (of type Out: the final
-// result type when the grid is one block, the accumulator otherwise).
-// One partial per block into partial[blockIdx.x] (of type Out: the final
-// result type when the grid is one block, the accumulator otherwise), for a
-// strided layout.
+// Writes the grid's result, given each block's total (valid in thread 0):
+// at once for a one-block grid; otherwise each block leaves its total in
+// partial[blockIdx.x] and takes a ticket, and the block that takes the last
+// ticket adds all the totals up in a fixed order, writes the result and
+// resets the ticket for the next reduction on the stream.
+template <class Out>
+__device__ __forceinline__ void finish_grid(Accumulator total, Out* result, Accumulator* partial,
+                                            unsigned int* ticket) {
+  __shared__ bool last;
+  if (gridDim.x == 1) {
+    if (threadIdx.x == 0) *result = static_cast<Out>(total);
+    return;
+  }
+  if (threadIdx.x == 0) {
+    partial[blockIdx.x] = total;
+    __threadfence();  // the total is visible to every block before the ticket is taken
+    last = atomicAdd(ticket, 1u) == gridDim.x - 1;
+  }
+  __syncthreads();  // also: block_total's shared memory is free again
+  if (!last) return;
+  Accumulator acc = 0;
+  for (unsigned i = threadIdx.x; i < gridDim.x; i += blockDim.x) acc += __ldcg(&partial[i]);
+  acc = block_total(acc);
+  if (threadIdx.x == 0) {
+    *result = static_cast<Out>(acc);
+    *ticket = 0;
+  }
+}
+
+// The reduction of a strided layout.
 template <int N, class Out, class Term, class... In>
-__global__ void reduce_strided(const Layout<N> L, Term term, Out* partial, const In*... in) {
+__global__ void reduce_strided(const Layout<N> L, Term term, Out* result, Accumulator* partial,
+                               unsigned int* ticket, const In*... in) {
   Accumulator acc = 0;
   const int64_t step = static_cast<int64_t>(gridDim.x) * blockDim.x;
   for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < L.size;
        i += step) {
     acc += term_at(L, i, term, std::index_sequence_for<In...>{}, in...);
   }
-  acc = block_total(acc);
-  if (threadIdx.x == 0) partial[blockIdx.x] = static_cast<Out>(acc);
+  finish_grid(block_total(acc), result, partial, ticket);
 }
 
 // V consecutive elements, loaded at once (16 bytes when V * sizeof(T) == 16).
@@ -90,8 +118,8 @@ __device__ __forceinline__ Accumulator lane_terms(Term term, const P&... lanes) 
 // reduction (one small read per element, nothing to write) needs to reach
 // full memory bandwidth.
 template <int V, class Out, class Term, class... In>
-__global__ void reduce_contiguous(int64_t n, Term term, Out* partial,
-                                  const In* __restrict__... in) {
+__global__ void reduce_contiguous(int64_t n, Term term, Out* result, Accumulator* partial,
+                                  unsigned int* ticket, const In* __restrict__... in) {
   Accumulator acc = 0;
   const int64_t packs = n / V;
   const int64_t step = static_cast<int64_t>(gridDim.x) * blockDim.x;
@@ -101,16 +129,7 @@ __global__ void reduce_contiguous(int64_t n, Term term, Out* partial,
     acc += lane_terms<V>(term, reinterpret_cast<const Lanes<In, V>*>(in)[p]...);
   }
   for (int64_t i = packs * V + first; i < n; i += step) acc += term(in[i]...);
-  acc = block_total(acc);
-  if (threadIdx.x == 0) partial[blockIdx.x] = static_cast<Out>(acc);
-}
-
-template <class T>
-__global__ void reduce_partials(const Accumulator* partial, int count, T* result) {
-  Accumulator acc = 0;
-  for (int i = threadIdx.x; i < count; i += blockDim.x) acc += partial[i];
-  acc = block_total(acc);
-  if (threadIdx.x == 0) *result = static_cast<T>(acc);
+  finish_grid(block_total(acc), result, partial, ticket);
 }
 
 template <class P>
@@ -128,37 +147,23 @@ void reduce(const Layout<N>& L, Term term, T* result, int threads_per_block, gpu
   const bool contiguous = L.contiguous();
   const bool vectors = contiguous && (aligned16(in) && ...);
   // One wave of resident blocks at most, each thread summing at least four
-  // loads: the partials stay few enough for one block to add up.
+  // loads: the totals stay few enough for one block to add up.
   const int64_t loads = vectors ? L.size / V : L.size;
-  const int blocks = grid_size((loads + 3) / 4, threads, std::max(1, 2048 / threads));
-  auto launch = [&](int grid, auto* out) {
-    if (vectors) {
-      reduce_contiguous<V><<<grid, threads, 0, s>>>(L.size, term, out, in...);
-    } else if (contiguous) {
-      reduce_contiguous<1><<<grid, threads, 0, s>>>(L.size, term, out, in...);
-    } else {
-      reduce_strided<<<grid, threads, 0, s>>>(L, term, out, in...);
-    }
-    check_launch("reduce");
-  };
-  if (blocks == 1) {
-    launch(1, result);
-    return;
+  const int blocks = std::min(kMaxReductionBlocks,
+                              grid_size((loads + 3) / 4, threads, std::max(1, 2048 / threads)));
+  ReductionScratch scratch{nullptr, nullptr};
+  if (blocks > 1) scratch = reduction_scratch(s);
+  if (vectors) {
+    reduce_contiguous<V>
+        <<<blocks, threads, 0, s>>>(L.size, term, result, scratch.partials, scratch.ticket, in...);
+  } else if (contiguous) {
+    reduce_contiguous<1>
+        <<<blocks, threads, 0, s>>>(L.size, term, result, scratch.partials, scratch.ticket, in...);
+  } else {
+    reduce_strided<<<blocks, threads, 0, s>>>(L, term, result, scratch.partials, scratch.ticket,
+                                              in...);
   }
-  // The partials live in stream-ordered memory: freed after the last kernel
-  // in stream order, reused by the next call without a cudaMalloc.
-  void* partial = nullptr;
-  GPUVEC_CUDA_CHECK(cudaMallocAsync(&partial, blocks * sizeof(Accumulator), s));
-  auto* acc = static_cast<Accumulator*>(partial);
-  try {
-    launch(blocks, acc);
-    reduce_partials<<<1, threads, 0, s>>>(acc, blocks, result);
-    check_launch("reduce_partials");
-  } catch (...) {
-    cudaFreeAsync(partial, s);
-    throw;
-  }
-  GPUVEC_CUDA_CHECK(cudaFreeAsync(partial, s));
+  check_launch("reduce");
 }
 
 }  // namespace

@@ -24,6 +24,7 @@
 #include "check.cuh"
 #include "gpuvec/reduce_ops.hpp"
 #include "launch.cuh"
+#include "scratch.hpp"
 
 namespace gpuvec::cuda {
 namespace {
@@ -74,6 +75,11 @@ __device__ __forceinline__ A block_total(const Op& op, A v) {
   return v;
 }
 
+// Every kernel here is compiled with __launch_bounds__ for the largest block
+// a caller may ask for (threads_per_block up to 1024): the compiler then keeps
+// each thread within the 64 registers such a block leaves it, rather than
+// letting the launch fail for want of registers.
+
 // Offset of element j of a row.
 __device__ __forceinline__ int64_t element_offset(const Layout<1>& row, int64_t j) {
   if (row.ndim == 1) return j * row.strides[0][0];
@@ -87,10 +93,52 @@ __device__ __forceinline__ int64_t element_offset(const Layout<1>& row, int64_t 
 // leave most of the memory bandwidth unused.
 constexpr int kUnroll = 4;
 
+// V consecutive elements, loaded at once (V * sizeof(T) == 16 bytes).
+template <class T, int V>
+struct alignas(16) Pack {
+  T v[V];
+};
+
+// accumulate() for a contiguous row that starts on a 16-byte boundary: the
+// thread takes packs first, first + step, ... of V elements each, then its
+// share of the last n % V elements. Four times fewer loads for the same bytes.
+template <class RowOp, class T>
+__device__ __forceinline__ typename RowOp::Acc accumulate_packs(const RowOp& rop, int64_t n,
+                                                                const T* x, int64_t first,
+                                                                int64_t step) {
+  constexpr int V = 16 / sizeof(T);
+  const auto* packs = reinterpret_cast<const Pack<T, V>*>(x);
+  const int64_t count = n / V;
+  typename RowOp::Acc acc = rop.identity();
+  int64_t p = first;
+  for (; p + (kUnroll - 1) * step < count; p += kUnroll * step) {
+    Pack<T, V> v[kUnroll];
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u) v[u] = packs[p + u * step];
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u) {
+#pragma unroll
+      for (int k = 0; k < V; ++k) {
+        acc = rop.combine(acc, rop.term(v[u].v[k], (p + u * step) * V + k));
+      }
+    }
+  }
+  for (; p < count; p += step) {
+    const Pack<T, V> v = packs[p];
+#pragma unroll
+    for (int k = 0; k < V; ++k) acc = rop.combine(acc, rop.term(v.v[k], p * V + k));
+  }
+  for (int64_t j = count * V + first; j < n; j += step) acc = rop.combine(acc, rop.term(x[j], j));
+  return acc;
+}
+
 template <class RowOp, class T>
 __device__ __forceinline__ typename RowOp::Acc accumulate(const RowOp& rop, const Layout<1>& row,
                                                           const T* x, int64_t first,
                                                           int64_t step) {
+  if (row.ndim == 1 && row.strides[0][0] == 1 && reinterpret_cast<uintptr_t>(x) % 16 == 0) {
+    return accumulate_packs(rop, row.size, x, first, step);
+  }
   typename RowOp::Acc acc = rop.identity();
   int64_t j = first;
   for (; j + (kUnroll - 1) * step < row.size; j += kUnroll * step) {
@@ -106,8 +154,9 @@ __device__ __forceinline__ typename RowOp::Acc accumulate(const RowOp& rop, cons
 
 // A group of `group` lanes per row; a warp holds 32 / group rows.
 template <class Op, class T, class Out>
-__global__ void reduce_groups(const Layout<2> rows, const Layout<1> row, const Op op,
-                              const T* __restrict__ x, Out* __restrict__ out, int group) {
+__global__ void __launch_bounds__(GPUVEC_MAX_THREADS_PER_BLOCK)
+    reduce_groups(const Layout<2> rows, const Layout<1> row, const Op op, const T* __restrict__ x,
+                  Out* __restrict__ out, int group) {
   const int lane = threadIdx.x % kWarp;
   const int per_warp = kWarp / group;
   const int64_t warp = (static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x) / kWarp;
@@ -132,8 +181,9 @@ __global__ void reduce_groups(const Layout<2> rows, const Layout<1> row, const O
 // Blocks with different blockIdx.y take different j of the same tile and
 // leave their states in partial[r * gridDim.y + blockIdx.y].
 template <class Op, class T, class Out, class A>
-__global__ void reduce_tiles(const Layout<2> rows, const Layout<1> row, const Op op,
-                             const T* __restrict__ x, Out* __restrict__ out, A* partial) {
+__global__ void __launch_bounds__(GPUVEC_MAX_THREADS_PER_BLOCK)
+    reduce_tiles(const Layout<2> rows, const Layout<1> row, const Op op, const T* __restrict__ x,
+                 Out* __restrict__ out, A* partial) {
   __shared__ A states[GPUVEC_MAX_THREADS_PER_BLOCK];
   const int lane = threadIdx.x % kWarp;
   const int slot = threadIdx.x / kWarp;
@@ -166,11 +216,56 @@ __global__ void reduce_tiles(const Layout<2> rows, const Layout<1> row, const Op
   }
 }
 
+// A state read past the L1 cache, one 8-byte word at a time: what another
+// block has just written (states are plain structs of doubles and int64s).
+template <class A>
+__device__ __forceinline__ A load_cg(const A* p) {
+  static_assert(sizeof(A) % sizeof(unsigned long long) == 0, "a state is whole 8-byte words");
+  constexpr int kWords = sizeof(A) / sizeof(unsigned long long);
+  unsigned long long words[kWords];
+#pragma unroll
+  for (int k = 0; k < kWords; ++k) {
+    words[k] = __ldcg(reinterpret_cast<const unsigned long long*>(p) + k);
+  }
+  A v;
+  memcpy(&v, words, sizeof(A));
+  return v;
+}
+
+// One row split over the whole grid (a norm or sum of a whole array): each
+// block leaves its state in partial[blockIdx.x] and takes a ticket; the block
+// that takes the last one combines all the states in a fixed order, writes
+// the row's output and resets the ticket. One launch instead of two, with no
+// allocation (see scratch.hpp).
+template <class RowOp, class A, class Out>
+__device__ void finish_in_last_block(const RowOp& rop, A acc, int64_t n, A* partial,
+                                     unsigned int* ticket, Out* out) {
+  __shared__ bool last;
+  if (threadIdx.x == 0) {
+    partial[blockIdx.x] = acc;
+    __threadfence();  // the state is visible to every block before the ticket is taken
+    last = atomicAdd(ticket, 1u) == gridDim.x - 1;
+  }
+  __syncthreads();
+  if (!last) return;
+  A total = rop.identity();
+  for (unsigned k = threadIdx.x; k < gridDim.x; k += blockDim.x) {
+    total = rop.combine(total, load_cg(partial + k));
+  }
+  total = block_total(rop, total);
+  if (threadIdx.x == 0) {
+    *out = rop.template finish<Out>(total, n);
+    *ticket = 0;
+  }
+}
+
 // gridDim.x blocks per row: block b takes elements b * blockDim.x + t,
-// stepping over the whole grid row; rows are spread over blockIdx.y.
+// stepping over the whole grid row; rows are spread over blockIdx.y. With a
+// ticket (one row only), the grid's last block finishes the row.
 template <class Op, class T, class Out, class A>
-__global__ void reduce_blocks(const Layout<2> rows, const Layout<1> row, const Op op,
-                              const T* __restrict__ x, Out* __restrict__ out, A* partial) {
+__global__ void __launch_bounds__(GPUVEC_MAX_THREADS_PER_BLOCK)
+    reduce_blocks(const Layout<2> rows, const Layout<1> row, const Op op, const T* __restrict__ x,
+                  Out* __restrict__ out, A* partial, unsigned int* ticket) {
   for (int64_t r = blockIdx.y; r < rows.size; r += gridDim.y) {
     const auto rop = for_row(op, r);
     int64_t off[2];
@@ -179,6 +274,10 @@ __global__ void reduce_blocks(const Layout<2> rows, const Layout<1> row, const O
                        static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x,
                        static_cast<int64_t>(gridDim.x) * blockDim.x);
     acc = block_total(rop, acc);
+    if (ticket != nullptr) {
+      finish_in_last_block(rop, acc, row.size, partial, ticket, out + off[0]);
+      continue;
+    }
     if (threadIdx.x == 0) {
       if (gridDim.x == 1) {
         out[off[0]] = rop.template finish<Out>(acc, row.size);
@@ -192,8 +291,9 @@ __global__ void reduce_blocks(const Layout<2> rows, const Layout<1> row, const O
 // The second pass where blocks shared rows: a warp per row combines its
 // `parts` states and writes the output.
 template <class Op, class Out, class A>
-__global__ void reduce_partials(const Layout<2> rows, int64_t n, const Op op, const A* partial,
-                                int parts, Out* __restrict__ out) {
+__global__ void __launch_bounds__(GPUVEC_MAX_THREADS_PER_BLOCK)
+    reduce_partials(const Layout<2> rows, int64_t n, const Op op, const A* partial, int parts,
+                    Out* __restrict__ out) {
   const int lane = threadIdx.x % kWarp;
   const int64_t warp = (static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x) / kWarp;
   const int64_t warps = static_cast<int64_t>(gridDim.x) * blockDim.x / kWarp;
@@ -280,16 +380,24 @@ void run(const Layout<2>& rows, const Layout<1>& row, const Op& op, const T* x, 
     if (shape == kTiles) {
       reduce_tiles<<<grid, threads, 0, s>>>(rows, row, op, x, out, static_cast<A*>(nullptr));
     } else {
-      reduce_blocks<<<grid, threads, 0, s>>>(rows, row, op, x, out, static_cast<A*>(nullptr));
+      reduce_blocks<<<grid, threads, 0, s>>>(rows, row, op, x, out, static_cast<A*>(nullptr),
+                                             nullptr);
     }
     check_launch(shape == kTiles ? "reduce_tiles" : "reduce_blocks");
+    return;
+  }
+  if (shape == kBlocks && m == 1 && parts * sizeof(A) <= kReductionScratchBytes) {
+    const ReductionScratch scratch = reduction_scratch(s);
+    reduce_blocks<<<grid, threads, 0, s>>>(rows, row, op, x, out,
+                                           reinterpret_cast<A*>(scratch.partials), scratch.ticket);
+    check_launch("reduce_blocks");
     return;
   }
   const Scratch partial(static_cast<size_t>(m * parts) * sizeof(A), s);
   if (shape == kTiles) {
     reduce_tiles<<<grid, threads, 0, s>>>(rows, row, op, x, out, partial.as<A>());
   } else {
-    reduce_blocks<<<grid, threads, 0, s>>>(rows, row, op, x, out, partial.as<A>());
+    reduce_blocks<<<grid, threads, 0, s>>>(rows, row, op, x, out, partial.as<A>(), nullptr);
   }
   check_launch(shape == kTiles ? "reduce_tiles" : "reduce_blocks");
   const int blocks = grid_size(m * kWarp, threads, 16);

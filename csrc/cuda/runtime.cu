@@ -13,6 +13,7 @@
 #include "check.cuh"
 #include "gpuvec/runtime.h"
 #include "launch.cuh"
+#include "scratch.hpp"
 
 namespace gpuvec::cuda {
 
@@ -313,7 +314,10 @@ gpuvec_status gpuvec_cuda_stream_create(gpuvec_stream* stream) {
 }
 
 gpuvec_status gpuvec_cuda_stream_destroy(gpuvec_stream stream) {
-  return guard([&] { GPUVEC_CUDA_CHECK(cudaStreamDestroy(as_cuda_stream(stream))); });
+  return guard([&] {
+    gpuvec::cuda::forget_reduction_scratch(as_cuda_stream(stream));
+    GPUVEC_CUDA_CHECK(cudaStreamDestroy(as_cuda_stream(stream)));
+  });
 }
 
 gpuvec_status gpuvec_cuda_event_create(gpuvec_event* event) {

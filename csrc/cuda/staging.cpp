@@ -229,12 +229,28 @@ class Prefaulter {
   std::vector<std::thread> threads_;
 };
 
+void check_dtype(gpuvec_dtype dtype, const char* name) {
+  if (dtype != GPUVEC_FLOAT32 && dtype != GPUVEC_FLOAT64) {
+    throw_invalid_argument(std::string(name) + " has an unknown dtype code " +
+                           std::to_string(static_cast<int>(dtype)));
+  }
+}
+
 // An input as the pipeline reads it.
 struct Input {
   const void* data;
   gpuvec_dtype dtype;
   Layout<1> layout;
 };
+
+// Host array h read as operand k of an op's joint layout.
+template <int N>
+Input input_of(const gpuvec_host_array& h, const Layout<N>& joint, int k) {
+  check_dtype(h.dtype, "an input");
+  const size_t itemsize = h.dtype == GPUVEC_FLOAT32 ? 4 : 8;
+  const char* base = static_cast<const char*>(h.data);
+  return {base + joint.offset[k] * itemsize, h.dtype, operand_layout(joint, k)};
+}
 
 template <class T>
 void gather_input(const Input& in, int64_t begin, int64_t end, void* pinned) {
@@ -246,6 +262,47 @@ void gather_input(const Input& in, int64_t begin, int64_t end, void* pinned) {
   }
 }
 
+int64_t chunk_count(int64_t size, int64_t chunk) { return (size + chunk - 1) / chunk; }
+
+// Runs body(stager) on the current device's staging memory, prepared and held
+// (one pipeline at a time). On failure, waits for the work still queued on the
+// slots' streams before letting go, so that no later call refills a pinned
+// buffer that a copy still reads or writes.
+template <class Body>
+void with_stager(Body&& body) {
+  Stager& st = stager_of_current_device();
+  std::lock_guard<std::mutex> lock(st.mutex);
+  st.prepare();
+  try {
+    body(st);
+  } catch (...) {
+    st.drain();
+    throw;
+  }
+}
+
+// Runs chunks 0 .. chunks - 1 over the slots in turn. issue(slot, c) queues
+// chunk c's copies (and kernel) and records slot.done after them;
+// retire(slot, c) runs once slot.done has happened: when the slot comes round
+// again kSlots chunks later, or at the end. So the host prepares the next
+// chunks while earlier ones are on the bus. When it returns, every chunk has
+// been retired and nothing is left in flight.
+template <class Issue, class Retire>
+void rotate(Stager& st, int64_t chunks, Issue&& issue, Retire&& retire) {
+  for (int64_t c = 0; c < chunks + kSlots; ++c) {
+    Slot& slot = st.slots[c % kSlots];
+    if (slot.chunk >= 0) {
+      GPUVEC_CUDA_CHECK(cudaEventSynchronize(slot.done));
+      retire(slot, slot.chunk);
+      slot.chunk = -1;
+    }
+    if (c < chunks) {
+      issue(slot, c);
+      slot.chunk = c;
+    }
+  }
+}
+
 // The pipeline. For each chunk [begin, end) of `size` elements: gather the
 // inputs into a slot's pinned buffers (operands 1, 2), copy them to the
 // device, run(slot, m), and copy operand 0 back (m elements, or
@@ -254,46 +311,99 @@ void gather_input(const Input& in, int64_t begin, int64_t end, void* pinned) {
 template <class T, class Run, class Finish>
 void pipeline(int64_t size, const std::vector<Input>& inputs, size_t result_bytes, Run&& run,
               Finish&& finish) {
-  Stager& st = stager_of_current_device();
-  std::lock_guard<std::mutex> lock(st.mutex);
-  st.prepare();
   const int64_t chunk = static_cast<int64_t>(kChunkBytes / sizeof(T));
-  const int64_t chunks = (size + chunk - 1) / chunk;
+  with_stager([&](Stager& st) {
+    rotate(
+        st, chunk_count(size, chunk),
+        [&](Slot& slot, int64_t c) {
+          const int64_t begin = c * chunk;
+          const int64_t m = std::min(size, begin + chunk) - begin;
+          for (size_t k = 0; k < inputs.size(); ++k) {
+            gather_input<T>(inputs[k], begin, begin + m, slot.pinned[k + 1]);
+            GPUVEC_CUDA_CHECK(cudaMemcpyAsync(slot.device[k + 1], slot.pinned[k + 1],
+                                              m * sizeof(T), cudaMemcpyHostToDevice, slot.stream));
+          }
+          run(slot, m);
+          const size_t back = result_bytes == 0 ? m * sizeof(T) : result_bytes;
+          GPUVEC_CUDA_CHECK(cudaMemcpyAsync(slot.pinned[0], slot.device[0], back,
+                                            cudaMemcpyDeviceToHost, slot.stream));
+          GPUVEC_CUDA_CHECK(cudaEventRecord(slot.done, slot.stream));
+        },
+        [&](Slot& slot, int64_t c) {
+          const int64_t begin = c * chunk;
+          finish(c, begin, std::min(size, begin + chunk), slot.pinned[0]);
+        });
+  });
+}
+
+// Upload and download copy on the caller's stream rather than the slots' own:
+// the stream that allocated the device memory and that the op then runs on,
+// so that the allocation, the copies and the kernel are ordered with no
+// further synchronization. On failure, what was queued there is waited for
+// too: those copies may still be reading or writing the pinned buffers.
+template <class Body>
+void on_caller_stream(cudaStream_t stream, Body&& body) {
   try {
-    for (int64_t c = 0; c < chunks + kSlots; ++c) {
-      Slot& slot = st.slots[c % kSlots];
-      if (slot.chunk >= 0) {
-        GPUVEC_CUDA_CHECK(cudaEventSynchronize(slot.done));
-        const int64_t begin = slot.chunk * chunk;
-        finish(slot.chunk, begin, std::min(size, begin + chunk), slot.pinned[0]);
-        slot.chunk = -1;
-      }
-      if (c >= chunks) continue;
-      const int64_t begin = c * chunk;
-      const int64_t m = std::min(size, begin + chunk) - begin;
-      for (size_t k = 0; k < inputs.size(); ++k) {
-        gather_input<T>(inputs[k], begin, begin + m, slot.pinned[k + 1]);
-        GPUVEC_CUDA_CHECK(cudaMemcpyAsync(slot.device[k + 1], slot.pinned[k + 1], m * sizeof(T),
-                                          cudaMemcpyHostToDevice, slot.stream));
-      }
-      run(slot, m);
-      const size_t back = result_bytes == 0 ? m * sizeof(T) : result_bytes;
-      GPUVEC_CUDA_CHECK(cudaMemcpyAsync(slot.pinned[0], slot.device[0], back,
-                                        cudaMemcpyDeviceToHost, slot.stream));
-      GPUVEC_CUDA_CHECK(cudaEventRecord(slot.done, slot.stream));
-      slot.chunk = c;
-    }
+    body();
   } catch (...) {
-    st.drain();
+    cudaStreamSynchronize(stream);  // best effort: the first error is the one reported
     throw;
   }
 }
 
-void check_dtype(gpuvec_dtype dtype, const char* name) {
-  if (dtype != GPUVEC_FLOAT32 && dtype != GPUVEC_FLOAT64) {
-    throw_invalid_argument(std::string(name) + " has an unknown dtype code " +
-                           std::to_string(static_cast<int>(dtype)));
-  }
+// dst[i] = To(element i of `in`), for the `size` elements of in.layout in C
+// order, copied on `stream`: each chunk is gathered and converted into a
+// pinned buffer by the copy threads, then copied while the next one is
+// gathered. The float64 -> float32 cast thus costs no pass of its own, and a
+// float32 result crosses the bus at half the size.
+template <class To>
+void upload(const Input& in, int64_t size, To* dst, cudaStream_t stream) {
+  const int64_t chunk = static_cast<int64_t>(kChunkBytes / sizeof(To));
+  with_stager([&](Stager& st) {
+    on_caller_stream(stream, [&] {
+      rotate(
+          st, chunk_count(size, chunk),
+          [&](Slot& slot, int64_t c) {
+            const int64_t begin = c * chunk;
+            const int64_t end = std::min(size, begin + chunk);
+            gather_input<To>(in, begin, end, slot.pinned[0]);
+            GPUVEC_CUDA_CHECK(cudaMemcpyAsync(dst + begin, slot.pinned[0],
+                                              (end - begin) * sizeof(To), cudaMemcpyHostToDevice,
+                                              stream));
+            GPUVEC_CUDA_CHECK(cudaEventRecord(slot.done, stream));
+          },
+          [](Slot&, int64_t) {});  // nothing comes back
+    });
+  });
+}
+
+// The reverse, for raw bytes: each chunk is copied from the device into a
+// pinned buffer on `stream`, then out of it by the copy threads while the
+// next chunks are on the bus.
+void download(char* host, const char* device, int64_t nbytes, cudaStream_t stream) {
+  const int64_t chunk = static_cast<int64_t>(kChunkBytes);
+  Prefaulter prefault(host, nbytes);
+  with_stager([&](Stager& st) {
+    on_caller_stream(stream, [&] {
+      rotate(
+          st, chunk_count(nbytes, chunk),
+          [&](Slot& slot, int64_t c) {
+            const int64_t begin = c * chunk;
+            const int64_t end = std::min(nbytes, begin + chunk);
+            GPUVEC_CUDA_CHECK(cudaMemcpyAsync(slot.pinned[0], device + begin, end - begin,
+                                              cudaMemcpyDeviceToHost, stream));
+            GPUVEC_CUDA_CHECK(cudaEventRecord(slot.done, stream));
+          },
+          [&](Slot& slot, int64_t c) {
+            const int64_t begin = c * chunk;
+            const int64_t end = std::min(nbytes, begin + chunk);
+            const char* in = static_cast<const char*>(slot.pinned[0]);
+            split(begin, end, end - begin, [&](int64_t lo, int64_t hi) {
+              std::memcpy(host + lo, in + (lo - begin), hi - lo);
+            });
+          });
+    });
+  });
 }
 
 // An elementwise op: operand 0 of the joint layout is out, then the inputs.
@@ -306,13 +416,7 @@ void staged_map(int ndim, const int64_t* shape, const gpuvec_host_array* hosts, 
   const Layout<N> joint = simplify_layout<N>(ndim, shape, strides);
   if (joint.size == 0) return;
   std::vector<Input> inputs;
-  for (int k = 1; k < N; ++k) {
-    check_dtype(hosts[k - 1].dtype, "an input");
-    const size_t itemsize = hosts[k - 1].dtype == GPUVEC_FLOAT32 ? 4 : 8;
-    const char* base = static_cast<const char*>(hosts[k - 1].data);
-    inputs.push_back(
-        {base + joint.offset[k] * itemsize, hosts[k - 1].dtype, operand_layout(joint, k)});
-  }
+  for (int k = 1; k < N; ++k) inputs.push_back(input_of(hosts[k - 1], joint, k));
   T* result = static_cast<T*>(out) + joint.offset[0];
   const Layout<1> out_layout = operand_layout(joint, 0);
   // The output's span, for the prefaulter: from its lowest to its highest element.
@@ -339,13 +443,7 @@ double staged_total(int ndim, const int64_t* shape, const gpuvec_host_array* hos
   const Layout<N> joint = simplify_layout<N>(ndim, shape, strides);
   if (joint.size == 0) return 0.0;
   std::vector<Input> inputs;
-  for (int k = 0; k < N; ++k) {
-    check_dtype(hosts[k].dtype, "an input");
-    const size_t itemsize = hosts[k].dtype == GPUVEC_FLOAT32 ? 4 : 8;
-    const char* base = static_cast<const char*>(hosts[k].data);
-    inputs.push_back(
-        {base + joint.offset[k] * itemsize, hosts[k].dtype, operand_layout(joint, k)});
-  }
+  for (int k = 0; k < N; ++k) inputs.push_back(input_of(hosts[k], joint, k));
   std::vector<double> totals;
   pipeline<T>(
       joint.size, inputs, sizeof(double), [&](Slot& slot, int64_t m) { kernel(slot, m); },
@@ -384,9 +482,27 @@ void with_compute_type(gpuvec_dtype compute, Body&& body) {
   }
 }
 
+// An elementwise op on host arrays: in the compute type T (float or double),
+// staged_map<T, N> runs launch(T{}, slot, m) on each chunk of m elements.
+template <int N, class Launch>
+gpuvec_status staged_elementwise(gpuvec_dtype compute, int ndim, const int64_t* shape,
+                                 const gpuvec_host_array* hosts, void* out,
+                                 const int64_t* out_strides, int threads_per_block,
+                                 Launch&& launch) {
+  return guard([&] {
+    check_threads_per_block(GPUVEC_BACKEND_CUDA, threads_per_block, false);
+    with_compute_type(compute, [&](auto zero) {
+      using T = decltype(zero);
+      staged_map<T, N>(ndim, shape, hosts, out, out_strides,
+                       [&](Slot& slot, int64_t m) { launch(zero, slot, m); });
+    });
+  });
+}
+
 }  // namespace
 }  // namespace gpuvec::cuda
 
+using gpuvec::check_pointer;
 using gpuvec::check_threads_per_block;
 using gpuvec::guard;
 using namespace gpuvec::cuda;  // NOLINT: the helpers above, in this file only
@@ -396,48 +512,65 @@ extern "C" {
 gpuvec_status gpuvec_staged_binary(gpuvec_binary_op op, gpuvec_dtype compute, int ndim,
                                    const int64_t* shape, gpuvec_host_array a, gpuvec_host_array b,
                                    void* out, const int64_t* out_strides, int threads_per_block) {
-  return guard([&] {
-    check_threads_per_block(GPUVEC_BACKEND_CUDA, threads_per_block, false);
-    const gpuvec_host_array hosts[2] = {a, b};
-    with_compute_type(compute, [&](auto zero) {
-      using T = decltype(zero);
-      staged_map<T, 3>(ndim, shape, hosts, out, out_strides, [&](Slot& slot, int64_t m) {
-        gpuvec::cuda::binary<T>(op, contiguous<3>(m), dev_out<T>(slot), dev<T>(slot, 1),
-                                dev<T>(slot, 2), threads_per_block, slot.stream);
-      });
-    });
-  });
+  const gpuvec_host_array hosts[2] = {a, b};
+  return staged_elementwise<3>(compute, ndim, shape, hosts, out, out_strides, threads_per_block,
+                               [&](auto zero, Slot& slot, int64_t m) {
+                                 using T = decltype(zero);
+                                 gpuvec::cuda::binary<T>(op, contiguous<3>(m), dev_out<T>(slot),
+                                                         dev<T>(slot, 1), dev<T>(slot, 2),
+                                                         threads_per_block, slot.stream);
+                               });
 }
 
 gpuvec_status gpuvec_staged_scale(gpuvec_dtype compute, double alpha, int ndim,
                                   const int64_t* shape, gpuvec_host_array x, void* out,
                                   const int64_t* out_strides, int threads_per_block) {
-  return guard([&] {
-    check_threads_per_block(GPUVEC_BACKEND_CUDA, threads_per_block, false);
-    with_compute_type(compute, [&](auto zero) {
-      using T = decltype(zero);
-      staged_map<T, 2>(ndim, shape, &x, out, out_strides, [&](Slot& slot, int64_t m) {
-        gpuvec::cuda::scale<T>(contiguous<2>(m), dev_out<T>(slot), static_cast<T>(alpha),
-                               dev<T>(slot, 1), threads_per_block, slot.stream);
-      });
-    });
-  });
+  return staged_elementwise<2>(compute, ndim, shape, &x, out, out_strides, threads_per_block,
+                               [&](auto zero, Slot& slot, int64_t m) {
+                                 using T = decltype(zero);
+                                 gpuvec::cuda::scale<T>(contiguous<2>(m), dev_out<T>(slot),
+                                                        static_cast<T>(alpha), dev<T>(slot, 1),
+                                                        threads_per_block, slot.stream);
+                               });
 }
 
 gpuvec_status gpuvec_staged_axpy(gpuvec_dtype compute, double alpha, int ndim,
                                  const int64_t* shape, gpuvec_host_array x, gpuvec_host_array y,
                                  void* out, const int64_t* out_strides, int threads_per_block) {
-  return guard([&] {
-    check_threads_per_block(GPUVEC_BACKEND_CUDA, threads_per_block, false);
-    const gpuvec_host_array hosts[2] = {x, y};
-    with_compute_type(compute, [&](auto zero) {
-      using T = decltype(zero);
-      staged_map<T, 3>(ndim, shape, hosts, out, out_strides, [&](Slot& slot, int64_t m) {
+  const gpuvec_host_array hosts[2] = {x, y};
+  return staged_elementwise<3>(
+      compute, ndim, shape, hosts, out, out_strides, threads_per_block,
+      [&](auto zero, Slot& slot, int64_t m) {
+        using T = decltype(zero);
         gpuvec::cuda::axpy<T>(contiguous<3>(m), dev_out<T>(slot), static_cast<T>(alpha),
                               dev<T>(slot, 1), dev<T>(slot, 2), threads_per_block, slot.stream);
       });
-    });
-  });
+}
+
+gpuvec_status gpuvec_staged_axpby(gpuvec_dtype compute, double alpha, double beta, int ndim,
+                                  const int64_t* shape, gpuvec_host_array x, gpuvec_host_array y,
+                                  void* out, const int64_t* out_strides, int threads_per_block) {
+  const gpuvec_host_array hosts[2] = {x, y};
+  return staged_elementwise<3>(compute, ndim, shape, hosts, out, out_strides, threads_per_block,
+                               [&](auto zero, Slot& slot, int64_t m) {
+                                 using T = decltype(zero);
+                                 gpuvec::cuda::axpby<T>(contiguous<3>(m), dev_out<T>(slot),
+                                                        static_cast<T>(alpha), dev<T>(slot, 1),
+                                                        static_cast<T>(beta), dev<T>(slot, 2),
+                                                        threads_per_block, slot.stream);
+                               });
+}
+
+gpuvec_status gpuvec_staged_unary(gpuvec_unary_op op, gpuvec_dtype compute, int ndim,
+                                  const int64_t* shape, gpuvec_host_array x, void* out,
+                                  const int64_t* out_strides, int threads_per_block) {
+  return staged_elementwise<2>(compute, ndim, shape, &x, out, out_strides, threads_per_block,
+                               [&](auto zero, Slot& slot, int64_t m) {
+                                 using T = decltype(zero);
+                                 gpuvec::cuda::unary<T>(op, contiguous<2>(m), dev_out<T>(slot),
+                                                        dev<T>(slot, 1), threads_per_block,
+                                                        slot.stream);
+                               });
 }
 
 gpuvec_status gpuvec_staged_sum(gpuvec_dtype compute, int ndim, const int64_t* shape,
@@ -467,6 +600,37 @@ gpuvec_status gpuvec_staged_dot(gpuvec_dtype compute, int ndim, const int64_t* s
                            static_cast<double*>(slot.device[0]), threads_per_block, slot.stream);
       });
     });
+  });
+}
+
+gpuvec_status gpuvec_staged_upload(gpuvec_dtype to, int ndim, const int64_t* shape,
+                                   gpuvec_host_array src, void* device_dst, gpuvec_stream stream) {
+  return guard([&] {
+    check_dtype(to, "to");
+    check_dtype(src.dtype, "src");
+    // C order over `shape`, as the destination is laid out: the source's
+    // dimensions are merged where they can be, but never reordered.
+    const gpuvec::Layout<1> layout = gpuvec::ordered_layout(ndim, shape, src.strides);
+    check_pointer(src.data, layout.size, "src");
+    check_pointer(device_dst, layout.size, "device_dst");
+    if (layout.size == 0) return;
+    with_compute_type(to, [&](auto zero) {
+      using To = decltype(zero);
+      upload<To>({src.data, src.dtype, layout}, layout.size, static_cast<To*>(device_dst),
+                 as_cuda_stream(stream));
+    });
+  });
+}
+
+gpuvec_status gpuvec_staged_download(void* host_dst, const void* device_src, size_t nbytes,
+                                     gpuvec_stream stream) {
+  return guard([&] {
+    const int64_t n = static_cast<int64_t>(nbytes);
+    check_pointer(host_dst, n, "host_dst");
+    check_pointer(device_src, n, "device_src");
+    if (n == 0) return;
+    download(static_cast<char*>(host_dst), static_cast<const char*>(device_src), n,
+             as_cuda_stream(stream));
   });
 }
 

@@ -208,12 +208,29 @@ gpuvec_status gpuvec_staged_axpy(gpuvec_dtype, double, int, const int64_t*, gpuv
                                  gpuvec_host_array, void*, const int64_t*, int) {
   return guard([] { gpuvec::cuda::not_built(); });
 }
+gpuvec_status gpuvec_staged_axpby(gpuvec_dtype, double, double, int, const int64_t*,
+                                  gpuvec_host_array, gpuvec_host_array, void*, const int64_t*,
+                                  int) {
+  return guard([] { gpuvec::cuda::not_built(); });
+}
+gpuvec_status gpuvec_staged_unary(gpuvec_unary_op, gpuvec_dtype, int, const int64_t*,
+                                  gpuvec_host_array, void*, const int64_t*, int) {
+  return guard([] { gpuvec::cuda::not_built(); });
+}
 gpuvec_status gpuvec_staged_sum(gpuvec_dtype, int, const int64_t*, gpuvec_host_array, double*,
                                 int) {
   return guard([] { gpuvec::cuda::not_built(); });
 }
 gpuvec_status gpuvec_staged_dot(gpuvec_dtype, int, const int64_t*, gpuvec_host_array,
                                 gpuvec_host_array, double*, int) {
+  return guard([] { gpuvec::cuda::not_built(); });
+}
+
+gpuvec_status gpuvec_staged_upload(gpuvec_dtype, int, const int64_t*, gpuvec_host_array, void*,
+                                   gpuvec_stream) {
+  return guard([] { gpuvec::cuda::not_built(); });
+}
+gpuvec_status gpuvec_staged_download(void*, const void*, size_t, gpuvec_stream) {
   return guard([] { gpuvec::cuda::not_built(); });
 }
 

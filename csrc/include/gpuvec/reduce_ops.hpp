@@ -129,36 +129,53 @@ struct ArgExtreme {
 using ArgMin = ArgExtreme<false>;
 using ArgMax = ArgExtreme<true>;
 
-// The Euclidean norm as scale * sqrt(ssq), where scale is the largest |x| so
-// far and ssq the sum of (|x| / scale)^2, as LAPACK's nrm2 does: no square is
-// ever formed of a huge or tiny number, so [1e200, 1e200] and [1e-200,
-// 1e-200] neither overflow nor underflow. A NaN element makes ssq NaN.
+// The Euclidean norm in one pass, with Blue's three accumulators (the
+// algorithm of LAPACK 3.10's dnrm2): squares of mid-sized |x| are summed as
+// they are, while huge ones are scaled down by 2^-538 and tiny ones up by
+// 2^537 before squaring, so [1e200, 1e200] and [1e-200, 1e-200] neither
+// overflow nor underflow. Scaling by powers of two is exact and costs a
+// multiply, not a division: the loop stays as fast as a sum. float32 input
+// needs no scaling at all: its squares, in double, can neither overflow nor
+// underflow. A NaN lands in `mid` (it fails both comparisons) and propagates.
 struct Nrm2 {
+  static constexpr double kTiny = 0x1p-511;  // below: scale up (LAPACK's tsml)
+  static constexpr double kHuge = 0x1p+486;  // above: scale down (tbig)
+  static constexpr double kUp = 0x1p+537;    // ssml
+  static constexpr double kDown = 0x1p-538;  // sbig
   struct Acc {
-    double scale;
-    double ssq;
+    double small;  // sum of (|x| * kUp)^2 over |x| < kTiny
+    double mid;    // sum of x^2 over the rest
+    double big;    // sum of (|x| * kDown)^2 over |x| > kHuge
   };
-  GPUVEC_HD Acc identity() const { return {0, 0}; }
+  GPUVEC_HD Acc identity() const { return {0, 0, 0}; }
   template <class T>
   GPUVEC_HD Acc term(T x, int64_t) const {
     const double ax = math::fabs(static_cast<double>(x));
-    if (ax != ax) return {0, ax};  // NaN: carried in ssq, where it propagates
-    return {ax, ax > 0 ? 1.0 : 0.0};
+    if constexpr (sizeof(T) == sizeof(float)) return {0, ax * ax, 0};
+    if (ax > kHuge) return {0, 0, (ax * kDown) * (ax * kDown)};
+    if (ax < kTiny) return {(ax * kUp) * (ax * kUp), 0, 0};
+    return {0, ax * ax, 0};
   }
   GPUVEC_HD Acc combine(Acc a, Acc b) const {
-    if (a.scale < b.scale) {
-      const Acc t = a;
-      a = b;
-      b = t;
-    }
-    // Equal scales include 0 and 0, and inf and inf, whose ratio is no number.
-    if (a.scale == b.scale) return {a.scale, a.ssq + b.ssq};
-    const double r = b.scale / a.scale;
-    return {a.scale, a.ssq + b.ssq * (r * r)};
+    return {a.small + b.small, a.mid + b.mid, a.big + b.big};
   }
   template <class Out>
   GPUVEC_HD Out finish(Acc a, int64_t) const {
-    return static_cast<Out>(a.scale * math::sqrt(a.ssq));
+    const bool mid_counts = a.mid > 0 || a.mid != a.mid;  // NaN must reach the result
+    if (a.big > 0) {
+      // Any mid-sized square is negligible or representable at the big scale.
+      const double big = mid_counts ? a.big + (a.mid * kDown) * kDown : a.big;
+      return static_cast<Out>(math::sqrt(big) / kDown);
+    }
+    if (a.small > 0 && mid_counts) {
+      // Both matter: combine their roots as hypot does, larger one first.
+      const double s = math::sqrt(a.small) / kUp, m = math::sqrt(a.mid);
+      const double hi = s > m ? s : m, lo = s > m ? m : s;
+      const double r = lo / hi;
+      return static_cast<Out>(hi * math::sqrt(1 + r * r));
+    }
+    if (a.small > 0) return static_cast<Out>(math::sqrt(a.small) / kUp);
+    return static_cast<Out>(math::sqrt(a.mid));
   }
 };
 

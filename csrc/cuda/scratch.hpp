@@ -1,0 +1,37 @@
+// Per-stream device memory for single-pass reductions.
+//
+// A reduction whose grid has several blocks finishes in one kernel: each
+// block leaves its total in `partials`, takes a ticket, and the block that
+// takes the last one adds the totals up and sets the ticket back to 0. The
+// ticket must be 0 when a reduction starts, and two reductions must not share
+// it at once. Work on one stream runs in order, so one scratch per stream
+// gives both: it is made (zeroed) on a stream's first reduction and reused by
+// every later one on that stream.
+#ifndef GPUVEC_CUDA_SCRATCH_HPP
+#define GPUVEC_CUDA_SCRATCH_HPP
+
+#include <cuda_runtime.h>
+
+namespace gpuvec::cuda {
+
+// The most blocks a single-pass reduction may launch.
+constexpr int kMaxReductionBlocks = 4096;
+
+struct ReductionScratch {
+  double* partials;  // kMaxReductionBlocks block totals
+  unsigned int* ticket;
+};
+
+// The room for partials, for kernels whose blocks leave larger states.
+constexpr size_t kReductionScratchBytes = kMaxReductionBlocks * sizeof(double);
+
+// The scratch of `stream` on the current device, made on first use.
+ReductionScratch reduction_scratch(cudaStream_t stream);
+
+// Frees the scratch of a stream that is about to be destroyed (so that a new
+// stream given the same handle starts afresh). It waits for the device.
+void forget_reduction_scratch(cudaStream_t stream) noexcept;
+
+}  // namespace gpuvec::cuda
+
+#endif  // GPUVEC_CUDA_SCRATCH_HPP
