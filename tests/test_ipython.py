@@ -13,7 +13,10 @@ def ip(backend):
     shell = interactiveshell.InteractiveShell.instance()
     shell.run_line_magic("load_ext", "gpuvec")
     shell.user_ns["gpuvec"] = gpuvec
-    return shell
+    yield shell
+    # The shell is a process-wide singleton: drop the test's arrays from its
+    # namespace and output cache, or their device memory outlives the test.
+    shell.reset()
 
 
 def test_gpuvec_info(ip, backend):
