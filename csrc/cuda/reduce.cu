@@ -105,8 +105,9 @@ struct alignas(sizeof(T) * V) Lanes {
   T v[V];
 };
 
+// By value, as in map.cuh's apply_lanes: one 16-byte load per pack.
 template <int V, class Term, class... P>
-__device__ __forceinline__ Accumulator lane_terms(Term term, const P&... lanes) {
+__device__ __forceinline__ Accumulator lane_terms(Term term, const P... lanes) {
   Accumulator s = 0;
 #pragma unroll
   for (int j = 0; j < V; ++j) s += term(lanes.v[j]...);
