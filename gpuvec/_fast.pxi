@@ -12,13 +12,16 @@ import numpy as np
 
 cdef object _DeviceArray = None  # gpuvec.DeviceArray, registered by its module
 cdef object _float32 = None
+cdef object _c_strides = None  # gpuvec.device_array._c_strides: C-order byte strides
 
 
-def register_device_array(cls, float32):
-    """Tells the short path which class DeviceArray is (a cycle-free import)."""
-    global _DeviceArray, _float32
+def register_device_array(cls, float32, c_strides):
+    """Tells the short path which class DeviceArray is, and its C-strides
+    helper (a cycle-free import)."""
+    global _DeviceArray, _float32, _c_strides
     _DeviceArray = cls
     _float32 = float32
+    _c_strides = c_strides
 
 
 cdef inline bint _qualifies(object x) except -1:
@@ -285,15 +288,6 @@ cdef object _strided_output(object out, object like, tuple inputs):
     return out
 
 
-cdef tuple _c_strides(tuple shape, Py_ssize_t itemsize):
-    cdef list strides = []
-    cdef Py_ssize_t step = itemsize
-    for n in reversed(shape):
-        strides.append(step)
-        step *= n if n > 1 else 1
-    return tuple(reversed(strides))
-
-
 def fast_binary_strided(int op, a, b, out=None):
     """a (op) b for device arrays of one shape and dtype with any strides, or None."""
     cdef int64_t shape[GPUVEC_MAX_NDIM]
@@ -345,7 +339,7 @@ def fast_reduce(int op, x, axis, double ddof, double warn_at_most):
     cdef int64_t x_red_strides[GPUVEC_MAX_NDIM]
     cdef int64_t out_strides[GPUVEC_MAX_NDIM]
     cdef int ndim, d, k = -1, out_ndim = 0, red_ndim = 0
-    cdef int64_t n = 1, step
+    cdef int64_t n = 1
     cdef gpuvec_status status
     if not _plain_device_array(x) or x._size == 0:
         return None
@@ -370,10 +364,7 @@ def fast_reduce(int op, x, axis, double ddof, double warn_at_most):
         return None
     shape = tuple([out_shape[d] for d in range(out_ndim)])
     result = _new_like(x, shape, _c_strides(shape, x._dtype.itemsize))
-    step = 1
-    for d in range(out_ndim - 1, -1, -1):
-        out_strides[d] = step
-        step *= out_shape[d]
+    _element_strides(result, out_strides)
     cdef bint single = x._dtype == _float32
     cdef const void* px = <const void*><uintptr_t>x._address
     cdef void* po = <void*><uintptr_t>result._address

@@ -550,7 +550,7 @@ class DeviceArray:
         )
 
 
-_core.register_device_array(DeviceArray, np.dtype(np.float32))
+_core.register_device_array(DeviceArray, np.dtype(np.float32), _c_strides)
 
 
 def _assign(target: DeviceArray, source) -> None:
