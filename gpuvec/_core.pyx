@@ -9,6 +9,7 @@ Everything here is private: the public, validating API is in gpuvec/*.py.
 from gpuvec._abi cimport *
 
 include "_check.pxi"
+include "_array_fields.pxi"
 include "_runtime.pxi"
 include "_memory.pxi"
 include "_streams.pxi"

@@ -1,17 +1,20 @@
 # The short path for the commonest call on device data: an op on C-contiguous
 # DeviceArrays of one dtype and shape (on either backend), on the current
 # device and the default stream, writing a new array or an out= that matches.
-# It skips the general
-# validation (which gives the same answer for such inputs) so that a small op
-# costs little more than its launch. Each function returns None when its
-# inputs do not qualify; the caller then takes the general path.
+# It skips the general validation (which gives the same answer for such
+# inputs) so that a small op costs little more than its launch: it reads the
+# arrays' fields as C struct members (ArrayFields), asks CUDA for the current
+# device directly, and compares dtypes by identity first. Each function
+# returns None when its inputs do not qualify; the caller then takes the
+# general path.
 
+from cpython.buffer cimport PyBUF_ANY_CONTIGUOUS, PyBuffer_Release, PyObject_GetBuffer
 from libc.stdint cimport int64_t, uintptr_t
 
 import numpy as np
 
 cdef object _DeviceArray = None  # gpuvec.DeviceArray, registered by its module
-cdef object _float32 = None
+cdef object _float32 = None  # numpy.dtype("float32")
 cdef object _c_strides = None  # gpuvec.device_array._c_strides: C-order byte strides
 
 
@@ -24,44 +27,71 @@ def register_device_array(cls, float32, c_strides):
     _c_strides = c_strides
 
 
+# Each helper below takes ArrayFields, so that every field it reads is a C
+# struct member. Callers check `type(x) is _DeviceArray` before the cast.
+
 cdef inline bint _qualifies(object x) except -1:
-    return type(x) is _DeviceArray and x._contiguous and x._stream is None
+    """x is a C-contiguous DeviceArray on the default stream."""
+    if type(x) is not _DeviceArray:
+        return False
+    cdef ArrayFields f = <ArrayFields>x
+    return f._contiguous and f._stream is None
 
 
-cdef const void* _address_of(object x) except? NULL:
+cdef inline bint _same_dtype(ArrayFields x, ArrayFields y) except -1:
+    # NumPy's float32 and float64 dtypes are singletons, so identity almost
+    # always answers; == covers equal dtypes that are distinct objects.
+    return x._dtype is y._dtype or x._dtype == y._dtype
+
+
+cdef inline bint _holds_float32(ArrayFields x) except -1:
+    return x._dtype is _float32 or x._dtype == _float32
+
+
+cdef inline Py_ssize_t _element_size(ArrayFields x) except -1:
+    return 4 if _holds_float32(x) else 8  # a DeviceArray holds float32 or float64
+
+
+cdef inline int _current_device() except -1:
+    cdef int device = 0
+    check(gpuvec_cuda_get_device(&device))
+    return device
+
+
+cdef const void* _address_of(ArrayFields x) except? NULL:
     """Element 0 of a qualifying array, in device or (host backend) host memory."""
-    cdef const unsigned char[::1] raw
+    cdef Py_buffer view
+    cdef const void* p
     if x._host is None:
-        return <const void*><uintptr_t>x._address
-    raw = x._host.reshape(-1).view("u1")
-    return <const void*>&raw[0] if raw.shape[0] else NULL
+        return <const void*>x._address
+    # The buffer protocol hands over the data pointer without making a view.
+    # The pointer outlives the release because x keeps the array alive.
+    PyObject_GetBuffer(x._host, &view, PyBUF_ANY_CONTIGUOUS)
+    p = view.buf
+    PyBuffer_Release(&view)
+    return p
 
 
-cdef object _new_like(object x, tuple shape, tuple strides):
+cdef object _new_like(ArrayFields x, tuple shape, tuple strides):
     """A new C-contiguous DeviceArray of x's dtype, device and backend."""
-    cdef object r
-    cdef DeviceBuffer buffer
+    cdef ArrayFields r = ArrayFields.__new__(_DeviceArray)
     cdef Py_ssize_t size = 1
     for n in shape:
         size *= n
     if x._host is not None:
-        host = np.empty(shape, x._dtype)
-        r = _DeviceArray.__new__(_DeviceArray)
-        r._host = host
+        r._host = np.empty(shape, x._dtype)
         r._owner = None
         r._address = 0
     elif not shape:  # a reduction's result: written by the GPU straight into host memory
         slot = ResultSlot(0, None)
-        r = _DeviceArray.__new__(_DeviceArray)
         r._host = None
         r._owner = slot
-        r._address = slot.address
+        r._address = <uintptr_t>(<ResultSlot>slot).ptr
     else:
-        buffer = DeviceBuffer(size * x._dtype.itemsize, 0, None)
-        r = _DeviceArray.__new__(_DeviceArray)
+        buffer = DeviceBuffer(size * _element_size(x), 0, None)
         r._host = None
         r._owner = buffer
-        r._address = buffer.address
+        r._address = <uintptr_t>(<DeviceBuffer>buffer).ptr
     r._shape = shape
     r._strides = strides
     r._dtype = x._dtype
@@ -73,35 +103,47 @@ cdef object _new_like(object x, tuple shape, tuple strides):
     return r
 
 
-cdef inline bint _matches(object x, object like) except -1:
+cdef inline bint _matches(object x, ArrayFields like) except -1:
     """x qualifies and has like's shape, dtype and backend (and device)."""
-    return (_qualifies(x) and x._shape == like._shape and x._dtype == like._dtype
-            and (x._host is None) == (like._host is None)
-            and (x._host is not None or x._device == like._device))
+    if not _qualifies(x):
+        return False
+    cdef ArrayFields f = <ArrayFields>x
+    return (f._shape == like._shape and _same_dtype(f, like)
+            and (f._host is None) == (like._host is None)
+            and (f._host is not None or f._device == like._device))
 
 
-cdef object _fast_output(object out, object like, tuple inputs):
-    """The array a short-path op writes: a new one, or `out` when it may be
-    written directly (it matches, is writable, and each input is either the
-    very same memory or none of it). None: take the general path."""
-    cdef uintptr_t lo, hi, ilo, ihi
-    if like._host is None and like._device != cuda_get_device():
+cdef inline bint _overlaps_partly(ArrayFields x, uintptr_t lo, uintptr_t hi) except -1:
+    """x's memory overlaps [lo, hi) without starting at lo (being the same array)."""
+    cdef uintptr_t xlo = <uintptr_t>_address_of(x)
+    cdef uintptr_t xhi = xlo + <uintptr_t>(x._size * _element_size(x))
+    return xlo != lo and xlo < hi and lo < xhi
+
+
+cdef object _fast_output(object out, ArrayFields like, ArrayFields other):
+    """The array a short-path op on `like` (and `other`, or None) writes: a new
+    one, or `out` when it may be written directly (it matches, is writable,
+    and each input is either the very same memory or none of it). None: take
+    the general path."""
+    cdef ArrayFields f
+    cdef uintptr_t lo, hi
+    if like._host is None and like._device != _current_device():
         return None
     if out is None:
         return _new_like(like, like._shape, like._strides)
-    if not _matches(out, like) or out._readonly:
+    if not _matches(out, like):
         return None
-    lo = <uintptr_t>_address_of(out)
-    hi = lo + <uintptr_t>(out._size * out._dtype.itemsize)
-    for x in inputs:
-        ilo = <uintptr_t>_address_of(x)
-        ihi = ilo + <uintptr_t>(x._size * x._dtype.itemsize)
-        if ilo != lo and ilo < hi and lo < ihi:
-            return None  # a partial overlap needs the general path's temporary
+    f = <ArrayFields>out
+    if f._readonly:
+        return None
+    lo = <uintptr_t>_address_of(f)
+    hi = lo + <uintptr_t>(f._size * _element_size(f))
+    if _overlaps_partly(like, lo, hi) or (other is not None and _overlaps_partly(other, lo, hi)):
+        return None  # a partial overlap needs the general path's temporary
     return out
 
 
-cdef inline gpuvec_backend _backend_of(object x):
+cdef inline gpuvec_backend _backend_of(ArrayFields x):
     return GPUVEC_BACKEND_HOST if x._host is not None else GPUVEC_BACKEND_CUDA
 
 
@@ -110,17 +152,18 @@ def fast_binary(int op, a, b, out=None):
     cdef int64_t n
     cdef int64_t one = 1
     cdef gpuvec_status status
-    if not (_qualifies(a) and _matches(b, a)):
+    if not (_qualifies(a) and _matches(b, <ArrayFields>a)):
         return None
-    result = _fast_output(out, a, (a, b))
+    cdef ArrayFields fa = <ArrayFields>a, fb = <ArrayFields>b
+    result = _fast_output(out, fa, fb)
     if result is None:
         return None
-    cdef gpuvec_backend backend = _backend_of(a)
-    cdef bint single = a._dtype == _float32
-    cdef const void* pa = _address_of(a)
-    cdef const void* pb = _address_of(b)
-    cdef void* po = <void*>_address_of(result)
-    n = a._size
+    cdef gpuvec_backend backend = _backend_of(fa)
+    cdef bint single = _holds_float32(fa)
+    cdef const void* pa = _address_of(fa)
+    cdef const void* pb = _address_of(fb)
+    cdef void* po = <void*>_address_of(<ArrayFields>result)
+    n = fa._size
     with nogil:
         if single:
             status = gpuvec_binary_f32(backend, <gpuvec_binary_op>op, 1, &n, <const float*>pa,
@@ -140,14 +183,15 @@ def fast_scale(x, double alpha, out=None):
     cdef gpuvec_status status
     if not _qualifies(x):
         return None
-    result = _fast_output(out, x, (x,))
+    cdef ArrayFields fx = <ArrayFields>x
+    result = _fast_output(out, fx, None)
     if result is None:
         return None
-    cdef gpuvec_backend backend = _backend_of(x)
-    cdef bint single = x._dtype == _float32
-    cdef const void* px = _address_of(x)
-    cdef void* po = <void*>_address_of(result)
-    n = x._size
+    cdef gpuvec_backend backend = _backend_of(fx)
+    cdef bint single = _holds_float32(fx)
+    cdef const void* px = _address_of(fx)
+    cdef void* po = <void*>_address_of(<ArrayFields>result)
+    n = fx._size
     with nogil:
         if single:
             status = gpuvec_scale_f32(backend, 1, &n, <float>alpha, <const float*>px, &one,
@@ -164,17 +208,18 @@ def fast_axpy(double alpha, x, y, out=None):
     cdef int64_t n
     cdef int64_t one = 1
     cdef gpuvec_status status
-    if not (_qualifies(x) and _matches(y, x)):
+    if not (_qualifies(x) and _matches(y, <ArrayFields>x)):
         return None
-    result = _fast_output(out, x, (x, y))
+    cdef ArrayFields fx = <ArrayFields>x, fy = <ArrayFields>y
+    result = _fast_output(out, fx, fy)
     if result is None:
         return None
-    cdef gpuvec_backend backend = _backend_of(x)
-    cdef bint single = x._dtype == _float32
-    cdef const void* px = _address_of(x)
-    cdef const void* py = _address_of(y)
-    cdef void* po = <void*>_address_of(result)
-    n = x._size
+    cdef gpuvec_backend backend = _backend_of(fx)
+    cdef bint single = _holds_float32(fx)
+    cdef const void* px = _address_of(fx)
+    cdef const void* py = _address_of(fy)
+    cdef void* po = <void*>_address_of(<ArrayFields>result)
+    n = fx._size
     with nogil:
         if single:
             status = gpuvec_axpy_f32(backend, 1, &n, <float>alpha, <const float*>px, &one,
@@ -191,20 +236,19 @@ def fast_total(x, y):
     cdef int64_t n
     cdef int64_t one = 1
     cdef gpuvec_status status
-    cdef bint single
     cdef bint is_dot = y is not None
-    cdef gpuvec_backend backend
-    if not _qualifies(x) or (is_dot and not _matches(y, x)):
+    if not _qualifies(x) or (is_dot and not _matches(y, <ArrayFields>x)):
         return None
-    if x._host is None and x._device != cuda_get_device():
+    cdef ArrayFields fx = <ArrayFields>x
+    if fx._host is None and fx._device != _current_device():
         return None
-    backend = _backend_of(x)
-    n = x._size
-    single = x._dtype == _float32
-    result = _new_like(x, (), ())
-    cdef const void* px = _address_of(x)
-    cdef const void* py = _address_of(y) if is_dot else NULL
-    cdef void* po = <void*>_address_of(result)
+    cdef gpuvec_backend backend = _backend_of(fx)
+    cdef bint single = _holds_float32(fx)
+    result = _new_like(fx, (), ())
+    cdef const void* px = _address_of(fx)
+    cdef const void* py = _address_of(<ArrayFields>y) if is_dot else NULL
+    cdef void* po = <void*>_address_of(<ArrayFields>result)
+    n = fx._size
     with nogil:
         if is_dot and single:
             status = gpuvec_dot_f32(backend, 1, &n, <const float*>px, &one, <const float*>py,
@@ -243,15 +287,19 @@ def read_scalar(uintptr_t address, int itemsize, uintptr_t stream):
 
 cdef bint _plain_device_array(object x) except -1:
     """x is a DeviceArray in device memory on the current device, default stream."""
-    return (type(x) is _DeviceArray and x._host is None and x._stream is None
-            and x._device == cuda_get_device())
+    if type(x) is not _DeviceArray:
+        return False
+    cdef ArrayFields f = <ArrayFields>x
+    return f._host is None and f._stream is None and f._device == _current_device()
 
 
-cdef int _element_strides(object x, int64_t* out) except -1:
+cdef int _element_strides(ArrayFields x, int64_t* out) except -1:
     """x's strides in elements into `out`; 0, or 1 when one is not a whole element."""
-    cdef Py_ssize_t itemsize = x._dtype.itemsize
+    cdef Py_ssize_t itemsize = _element_size(x)
+    cdef Py_ssize_t s
     cdef int d = 0
-    for s in x._strides:
+    for stride in x._strides:
+        s = stride
         if s % itemsize:
             return 1
         out[d] = s // itemsize
@@ -259,30 +307,33 @@ cdef int _element_strides(object x, int64_t* out) except -1:
     return 0
 
 
-cdef tuple _byte_range(object x):
+cdef tuple _byte_range(ArrayFields x):
     """The lowest and one past the highest byte address that x's elements cover."""
-    cdef uintptr_t lo = <uintptr_t>x._address, hi = <uintptr_t>x._address
+    cdef uintptr_t lo = x._address, hi = x._address
     for n, s in zip(x._shape, x._strides):
         if s < 0:
             lo -= <uintptr_t>((n - 1) * -s)
         else:
             hi += <uintptr_t>((n - 1) * s)
-    return lo, hi + <uintptr_t>x._dtype.itemsize
+    return lo, hi + <uintptr_t>_element_size(x)
 
 
-cdef object _strided_output(object out, object like, tuple inputs):
+cdef object _strided_output(object out, ArrayFields like, ArrayFields other):
     """_fast_output for strided inputs: a new C-contiguous array, or `out`
     when it matches and no input overlaps it other than as the very same view."""
+    cdef ArrayFields f
     if out is None:
-        return _new_like(like, like._shape, _c_strides(like._shape, like._dtype.itemsize))
-    if not (_plain_device_array(out) and out._shape == like._shape
-            and out._dtype == like._dtype) or out._readonly:
+        return _new_like(like, like._shape, _c_strides(like._shape, _element_size(like)))
+    if not _plain_device_array(out):
         return None
-    lo, hi = _byte_range(out)
-    for x in inputs:
-        if x._address == out._address and x._strides == out._strides:
+    f = <ArrayFields>out
+    if f._shape != like._shape or not _same_dtype(f, like) or f._readonly:
+        return None
+    lo, hi = _byte_range(f)
+    for x in (like, other):
+        if (<ArrayFields>x)._address == f._address and (<ArrayFields>x)._strides == f._strides:
             continue  # the same view: in place is safe
-        ilo, ihi = _byte_range(x)
+        ilo, ihi = _byte_range(<ArrayFields>x)
         if ilo < hi and lo < ihi:
             return None
     return out
@@ -298,20 +349,21 @@ def fast_binary_strided(int op, a, b, out=None):
     cdef gpuvec_status status
     if not (_plain_device_array(a) and _plain_device_array(b)):
         return None
-    if a._shape != b._shape or a._dtype != b._dtype or a._size == 0:
+    cdef ArrayFields fa = <ArrayFields>a, fb = <ArrayFields>b
+    if fa._shape != fb._shape or not _same_dtype(fa, fb) or fa._size == 0:
         return None
-    ndim = len(a._shape)
-    if ndim > GPUVEC_MAX_NDIM or _element_strides(a, sa) or _element_strides(b, sb):
+    ndim = len(fa._shape)
+    if ndim > GPUVEC_MAX_NDIM or _element_strides(fa, sa) or _element_strides(fb, sb):
         return None
-    result = _strided_output(out, a, (a, b))
-    if result is None or _element_strides(result, so):
+    result = _strided_output(out, fa, fb)
+    if result is None or _element_strides(<ArrayFields>result, so):
         return None
     for d in range(ndim):
-        shape[d] = a._shape[d]
-    cdef bint single = a._dtype == _float32
-    cdef const void* pa = <const void*><uintptr_t>a._address
-    cdef const void* pb = <const void*><uintptr_t>b._address
-    cdef void* po = <void*><uintptr_t>result._address
+        shape[d] = fa._shape[d]
+    cdef bint single = _holds_float32(fa)
+    cdef const void* pa = <const void*>fa._address
+    cdef const void* pb = <const void*>fb._address
+    cdef void* po = <void*>(<ArrayFields>result)._address
     with nogil:
         if single:
             status = gpuvec_binary_f32(GPUVEC_BACKEND_CUDA, <gpuvec_binary_op>op, ndim, shape,
@@ -341,10 +393,13 @@ def fast_reduce(int op, x, axis, double ddof, double warn_at_most):
     cdef int ndim, d, k = -1, out_ndim = 0, red_ndim = 0
     cdef int64_t n = 1
     cdef gpuvec_status status
-    if not _plain_device_array(x) or x._size == 0:
+    if not _plain_device_array(x):
         return None
-    ndim = len(x._shape)
-    if ndim == 0 or ndim > GPUVEC_MAX_NDIM or _element_strides(x, strides):
+    cdef ArrayFields fx = <ArrayFields>x
+    if fx._size == 0:
+        return None
+    ndim = len(fx._shape)
+    if ndim == 0 or ndim > GPUVEC_MAX_NDIM or _element_strides(fx, strides):
         return None
     if axis is not None:
         if type(axis) is not int or not -ndim <= axis < ndim:
@@ -352,22 +407,22 @@ def fast_reduce(int op, x, axis, double ddof, double warn_at_most):
         k = axis % ndim
     for d in range(ndim):
         if k < 0 or d == k:
-            red_shape[red_ndim] = x._shape[d]
+            red_shape[red_ndim] = fx._shape[d]
             x_red_strides[red_ndim] = strides[d]
-            n *= x._shape[d]
+            n *= fx._shape[d]
             red_ndim += 1
         else:
-            out_shape[out_ndim] = x._shape[d]
+            out_shape[out_ndim] = fx._shape[d]
             x_out_strides[out_ndim] = strides[d]
             out_ndim += 1
     if n <= warn_at_most:
         return None
     shape = tuple([out_shape[d] for d in range(out_ndim)])
-    result = _new_like(x, shape, _c_strides(shape, x._dtype.itemsize))
-    _element_strides(result, out_strides)
-    cdef bint single = x._dtype == _float32
-    cdef const void* px = <const void*><uintptr_t>x._address
-    cdef void* po = <void*><uintptr_t>result._address
+    result = _new_like(fx, shape, _c_strides(shape, _element_size(fx)))
+    _element_strides(<ArrayFields>result, out_strides)
+    cdef bint single = _holds_float32(fx)
+    cdef const void* px = <const void*>fx._address
+    cdef void* po = <void*>(<ArrayFields>result)._address
     with nogil:
         if single:
             status = gpuvec_reduce_f32(GPUVEC_BACKEND_CUDA, <gpuvec_reduce_op>op, out_ndim,

@@ -33,7 +33,7 @@ def _c_strides(shape, itemsize) -> tuple[int, ...]:
     return tuple(reversed(strides))
 
 
-class DeviceArray:
+class DeviceArray(_core.ArrayFields):
     """An N-d float32 or float64 array in device memory.
 
     Create one with :func:`gpuvec.to_device`, :func:`gpuvec.asarray` or the
@@ -55,19 +55,10 @@ class DeviceArray:
            [ 7., 11.]])
     """
 
-    __slots__ = (
-        "_address",
-        "_contiguous",
-        "_device",
-        "_dtype",
-        "_host",
-        "_owner",
-        "_readonly",
-        "_shape",
-        "_size",
-        "_stream",
-        "_strides",
-    )
+    # The fields (_host, _owner, _address, _shape, _strides, _dtype, _device,
+    # _stream, _readonly, _contiguous, _size) live in the compiled base class,
+    # where the short paths read them as C struct members.
+    __slots__ = ()
 
     # NumPy must not treat a DeviceArray as an array (which would copy it to
     # the host in silence): with this, `ndarray + DeviceArray` calls our
@@ -83,7 +74,7 @@ class DeviceArray:
     @classmethod
     def _from_host_array(cls, array: np.ndarray, readonly: bool = False) -> DeviceArray:
         """A host-backend DeviceArray holding ``array`` (not copied)."""
-        self = object.__new__(cls)
+        self = _core.ArrayFields.__new__(cls)
         self._host = array
         self._owner = None
         self._address = 0
@@ -105,7 +96,7 @@ class DeviceArray:
         ``stream`` (a gpuvec.Stream, or None for the default stream) is where
         the array's data was last written.
         """
-        self = object.__new__(cls)
+        self = _core.ArrayFields.__new__(cls)
         self._host = None
         self._owner = owner
         self._address = int(address)
@@ -369,10 +360,11 @@ class DeviceArray:
     def _scalar(self):
         if self._size != 1:
             raise TypeError(f"only one-element arrays convert to Python scalars, not {self.shape}")
-        if isinstance(self._owner, _core.ResultSlot):  # the GPU wrote it to host memory
-            return self._owner.read(self.itemsize, self._stream_handle)
+        owner, itemsize = self._owner, self._dtype.itemsize
+        if type(owner) is _core.ResultSlot:  # the GPU wrote it to host memory
+            return owner.read(itemsize, 0 if self._stream is None else self._stream.handle)
         if self._host is None:  # one small copy through pinned memory
-            return _core.read_scalar(self._address, self.itemsize, self._stream_handle)
+            return _core.read_scalar(self._address, itemsize, self._stream_handle)
         return self._host.reshape(())[()]
 
     def __float__(self) -> float:

@@ -119,6 +119,10 @@ def test_norm_neither_overflows_nor_underflows(backend):
     assert gpuvec.norm(np.array([tiny, tiny])) == pytest.approx(
         math.sqrt(2) * float(tiny), rel=1e-7
     )
+    # A float32 subnormal result: the exact norm rounded once to float32.
+    sub = np.float32(1.1349e-41)
+    exact = math.sqrt(2) * float(sub)
+    assert gpuvec.norm(np.array([sub, sub])) == float(np.float32(exact))
 
 
 def test_norm_special_values(backend):

@@ -164,3 +164,28 @@ def test_reductions_on_many_streams(backend, rng):
     assert float(gpuvec.dot(devices[0], devices[1], stream=fresh)) == pytest.approx(
         float(np.dot(arrays[0], arrays[1])), rel=1e-10
     )
+
+
+def test_one_value_results_are_recycled_safely(backend, rng):
+    # Reductions to one value write into slots of host memory that are
+    # recycled once given back; several thousand results, most dropped unread
+    # while their kernels may still run, some kept, must each keep its own
+    # value. (The slots come in blocks of 4096, so this spans several.)
+    x = np.abs(random_array(rng, 100_003, np.float64)) + 1.0  # sums far from 0
+    d = gpuvec.to_device(x)
+    scales = rng.uniform(0.5, 2.0, size=64)
+    scaled = [gpuvec.scale(d, float(c)) for c in scales]
+    expected = [float(np.sum(x * c)) for c in scales]
+    kept = []
+    for k in range(12_000):
+        total = gpuvec.sum(scaled[k % len(scaled)])
+        if k % 97 == 0:
+            kept.append((k % len(scaled), total))
+        if k % 1001 == 0:  # read at once, on the default stream and on another one
+            assert float(total) == pytest.approx(expected[k % len(scaled)], rel=1e-12)
+            with gpuvec.Stream():
+                other = gpuvec.sum(scaled[(k + 1) % len(scaled)])
+            assert float(other) == pytest.approx(expected[(k + 1) % len(scaled)], rel=1e-12)
+    gpuvec.synchronize()
+    for j, total in kept:
+        assert float(total) == pytest.approx(expected[j], rel=1e-12)

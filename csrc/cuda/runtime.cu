@@ -5,14 +5,13 @@
 #include <atomic>
 #include <cstdio>
 #include <cstring>
-#include <mutex>
 #include <string>
-#include <vector>
 
 #include "../common/error.hpp"
 #include "check.cuh"
 #include "gpuvec/runtime.h"
 #include "launch.cuh"
+#include "result_slots.hpp"
 #include "scratch.hpp"
 
 namespace gpuvec::cuda {
@@ -48,69 +47,6 @@ void keep_freed_memory_cached(int device) {
 }
 
 }  // namespace
-
-// The result slots: carved from blocks of mapped pinned memory, recycled
-// through a free list once the work that might still write them is done.
-class ResultSlots {
- public:
-  void* take() {
-    std::lock_guard<std::mutex> lock(mutex_);
-    reclaim();
-    if (free_.empty()) grow();
-    void* slot = free_.back();
-    free_.pop_back();
-    return slot;
-  }
-
-  void give_back(void* slot, cudaStream_t stream) {
-    cudaEvent_t done = nullptr;
-    GPUVEC_CUDA_CHECK(cudaEventCreateWithFlags(&done, cudaEventDisableTiming));
-    GPUVEC_CUDA_CHECK(cudaEventRecord(done, stream));
-    std::lock_guard<std::mutex> lock(mutex_);
-    pending_.push_back({slot, done});
-  }
-
- private:
-  static constexpr size_t kSlotBytes = 16;
-  static constexpr size_t kBlockBytes = 64 << 10;
-
-  void reclaim() {
-    for (size_t i = 0; i < pending_.size();) {
-      if (cudaEventQuery(pending_[i].done) == cudaSuccess) {
-        cudaEventDestroy(pending_[i].done);
-        free_.push_back(pending_[i].slot);
-        pending_[i] = pending_.back();
-        pending_.pop_back();
-      } else {
-        cudaGetLastError();  // cudaErrorNotReady is an answer, not an error
-        ++i;
-      }
-    }
-  }
-
-  void grow() {
-    void* block = nullptr;
-    GPUVEC_CUDA_CHECK(
-        cudaHostAlloc(&block, kBlockBytes, cudaHostAllocMapped | cudaHostAllocPortable));
-    for (size_t off = 0; off < kBlockBytes; off += kSlotBytes) {
-      free_.push_back(static_cast<char*>(block) + off);
-    }
-  }
-
-  struct Pending {
-    void* slot;
-    cudaEvent_t done;
-  };
-  std::mutex mutex_;
-  std::vector<void*> free_;
-  std::vector<Pending> pending_;
-};
-
-// Never destroyed: pinned memory must not be freed while the driver shuts down.
-ResultSlots& result_slots() {
-  static ResultSlots* slots = new ResultSlots();
-  return *slots;
-}
 
 int multiprocessor_count() {
   const int device = current_device();
@@ -296,12 +232,12 @@ gpuvec_status gpuvec_cuda_pool_release_cached(void) {
 }
 
 gpuvec_status gpuvec_cuda_result_slot_alloc(void** slot) {
-  return guard([&] { *slot = gpuvec::cuda::result_slots().take(); });
+  return guard([&] { *slot = gpuvec::cuda::take_result_slot(); });
 }
 
 gpuvec_status gpuvec_cuda_result_slot_free(void* slot, gpuvec_stream stream) {
   return guard([&] {
-    if (slot != nullptr) gpuvec::cuda::result_slots().give_back(slot, as_cuda_stream(stream));
+    if (slot != nullptr) gpuvec::cuda::give_back_result_slot(slot, as_cuda_stream(stream));
   });
 }
 
