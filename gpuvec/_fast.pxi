@@ -8,7 +8,6 @@
 # returns None when its inputs do not qualify; the caller then takes the
 # general path.
 
-from cpython.buffer cimport PyBUF_ANY_CONTIGUOUS, PyBuffer_Release, PyObject_GetBuffer
 from libc.stdint cimport int64_t, uintptr_t
 
 import numpy as np
@@ -58,18 +57,16 @@ cdef inline int _current_device() except -1:
     return device
 
 
+cdef inline bint _on_current_device(ArrayFields x) except -1:
+    """x is host-backend data, or device memory of the current device."""
+    return x._host is not None or x._device == _current_device()
+
+
 cdef const void* _address_of(ArrayFields x) except? NULL:
     """Element 0 of a qualifying array, in device or (host backend) host memory."""
-    cdef Py_buffer view
-    cdef const void* p
     if x._host is None:
         return <const void*>x._address
-    # The buffer protocol hands over the data pointer without making a view.
-    # The pointer outlives the release because x keeps the array alive.
-    PyObject_GetBuffer(x._host, &view, PyBUF_ANY_CONTIGUOUS)
-    p = view.buf
-    PyBuffer_Release(&view)
-    return p
+    return _data_address(x._host, False)
 
 
 cdef object _new_like(ArrayFields x, tuple shape, tuple strides):
@@ -127,7 +124,7 @@ cdef object _fast_output(object out, ArrayFields like, ArrayFields other):
     the general path."""
     cdef ArrayFields f
     cdef uintptr_t lo, hi
-    if like._host is None and like._device != _current_device():
+    if not _on_current_device(like):
         return None
     if out is None:
         return _new_like(like, like._shape, like._strides)
@@ -240,7 +237,7 @@ def fast_total(x, y):
     if not _qualifies(x) or (is_dot and not _matches(y, <ArrayFields>x)):
         return None
     cdef ArrayFields fx = <ArrayFields>x
-    if fx._host is None and fx._device != _current_device():
+    if not _on_current_device(fx):
         return None
     cdef gpuvec_backend backend = _backend_of(fx)
     cdef bint single = _holds_float32(fx)
@@ -290,7 +287,7 @@ cdef bint _plain_device_array(object x) except -1:
     if type(x) is not _DeviceArray:
         return False
     cdef ArrayFields f = <ArrayFields>x
-    return f._host is None and f._stream is None and f._device == _current_device()
+    return f._host is None and f._stream is None and _on_current_device(f)
 
 
 cdef int _element_strides(ArrayFields x, int64_t* out) except -1:

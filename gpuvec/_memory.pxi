@@ -163,11 +163,6 @@ cdef class ResultSlot:
         if self.ptr != NULL:
             gpuvec_cuda_result_slot_free(self.ptr, <gpuvec_stream>self.stream)
 
-    @property
-    def address(self):
-        """The slot's address, which kernels can write (unified addressing)."""
-        return <uintptr_t>self.ptr
-
     def read(self, int itemsize, uintptr_t stream):
         """The value, once the work queued on `stream` is done."""
         cdef gpuvec_status status

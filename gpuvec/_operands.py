@@ -123,6 +123,14 @@ def _needs_temporary(out: np.ndarray, inputs: list[np.ndarray], backend: str) ->
     return False
 
 
+def plain_call(dtype, threads_per_block, stream) -> bool:
+    """True for a call with no dtype, launch or stream option while no stream
+    is current: what the short paths for device arrays need."""
+    return (
+        dtype is None and threads_per_block is None and stream is None and current_stream() is None
+    )
+
+
 def as_compute_input(array: np.ndarray, compute: np.dtype) -> np.ndarray:
     """An input ready for the core: float32 and float64 stay as they are (the
     core converts them while it reads them), other real dtypes become ``compute``."""
@@ -578,12 +586,11 @@ def axis_reduction(
     15.0
     """
 
-    if not (keepdims or index or dtype is not None or threads_per_block is not None):
+    if not (keepdims or index) and plain_call(dtype, threads_per_block, stream):
         # The short path for a device array over all axes or one, on the default stream.
-        if stream is None and current_stream() is None:
-            at_most = -1 if warn_if_at_most is None else warn_if_at_most[0]
-            if (result := _core.fast_reduce(op, x, axis, ddof, at_most)) is not None:
-                return result
+        at_most = -1 if warn_if_at_most is None else warn_if_at_most[0]
+        if (result := _core.fast_reduce(op, x, axis, ddof, at_most)) is not None:
+            return result
     if is_device_data(x):
         return _axis_reduction_on_device(
             op,

@@ -8,8 +8,25 @@
 # broadcast operands keep their strides there too; the copy converts it to
 # the op's dtype on the way.
 
+from cpython.buffer cimport PyBUF_ANY_CONTIGUOUS, PyBUF_WRITABLE
+from cpython.buffer cimport PyBuffer_Release, PyObject_GetBuffer
 from cython cimport floating
 from libc.stdint cimport int64_t, uintptr_t
+
+
+cdef char* _data_address(object array, bint writable) except? NULL:
+    """Where a contiguous NumPy array's data starts (NULL when it is empty).
+
+    The buffer protocol hands the pointer over without making a view; it stays
+    valid after the release for as long as the array lives. Asked for a
+    writable buffer, NumPy raises ValueError for a read-only array.
+    """
+    cdef Py_buffer view
+    cdef char* p
+    PyObject_GetBuffer(array, &view, PyBUF_ANY_CONTIGUOUS | (PyBUF_WRITABLE if writable else 0))
+    p = <char*>view.buf if view.len else NULL
+    PyBuffer_Release(&view)
+    return p
 
 
 cdef class Span:

@@ -19,18 +19,10 @@ cdef gpuvec_dtype _dtype_code(Span span) except *:
     return GPUVEC_FLOAT32 if itemsize == 4 else GPUVEC_FLOAT64
 
 
-cdef const char* _flat_address(Span span) except? NULL:
-    """Where a host span's flat memory starts (NULL when it is empty)."""
-    cdef const unsigned char[::1] raw = span.flat.view("u1")
-    if raw.shape[0] == 0:
-        return NULL
-    return <const char*>&raw[0]
-
-
 cdef gpuvec_host_array _host_array(Span span) except *:
     """A host input as the staging ABI takes it (valid while `span` lives)."""
     cdef gpuvec_host_array h
-    cdef const char* flat = _flat_address(span)
+    cdef const char* flat = _data_address(span.flat, False)
     cdef Py_ssize_t itemsize = span.flat.dtype.itemsize
     h.dtype = _dtype_code(span)
     h.strides = span.strides
@@ -42,11 +34,11 @@ cdef gpuvec_host_array _host_array(Span span) except *:
 
 cdef void* _host_output(Span out) except? NULL:
     """Where element (0, ..., 0) of a host output is (NULL when it is empty)."""
-    cdef unsigned char[::1] raw = out.flat.view("u1")  # also checks it is writable
+    cdef char* flat = _data_address(out.flat, True)  # also checks it is writable
     cdef Py_ssize_t itemsize = out.flat.dtype.itemsize
-    if raw.shape[0] == 0:
+    if flat == NULL:
         return NULL
-    return <void*>(&raw[0] + out.offset * itemsize)
+    return <void*>(flat + out.offset * itemsize)
 
 
 cdef int _count_staged(tuple shape, int inputs, gpuvec_dtype compute, bint total) except -1:
@@ -196,7 +188,7 @@ cdef int _upload_flat(void* dst, Span span, gpuvec_dtype to, uintptr_t stream) e
     cdef int64_t n = span.length
     cdef int64_t unit = 1
     cdef gpuvec_host_array flat
-    flat.data = <const void*>_flat_address(span)
+    flat.data = <const void*>_data_address(span.flat, False)
     flat.dtype = _dtype_code(span)
     flat.strides = &unit
     return _upload(dst, 1, &n, flat, to, stream)

@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 from gpuvec import _core
-from gpuvec._operands import elementwise, scalar_arg
-from gpuvec.streams import current_stream
+from gpuvec._operands import elementwise, plain_call, scalar_arg
 
 __all__ = [
     "add",
@@ -23,26 +22,19 @@ __all__ = [
 
 
 def _plain_call(alpha, dtype, threads_per_block, stream) -> bool:
-    """True for a call the short path may take: no dtype, launch or stream
-    options, no current stream, and a Python-number alpha (which, unlike a
-    NumPy float64 scalar, never changes the result dtype)."""
-    return (
-        type(alpha) in (int, float)
-        and dtype is None
-        and threads_per_block is None
-        and stream is None
-        and current_stream() is None
-    )
+    """True for a call the short path may take: a plain call (plain_call) with
+    a Python-number alpha, which, unlike a NumPy float64 scalar, never changes
+    the result dtype."""
+    return type(alpha) in (int, float) and plain_call(dtype, threads_per_block, stream)
 
 
 def _binary(op, a, b, out, dtype, threads_per_block, stream):
-    if dtype is None and threads_per_block is None and stream is None:
-        if current_stream() is None:
-            # The short paths for plain ops on device arrays: contiguous, then strided.
-            if (result := _core.fast_binary(op, a, b, out)) is not None:
-                return result
-            if (result := _core.fast_binary_strided(op, a, b, out)) is not None:
-                return result
+    if plain_call(dtype, threads_per_block, stream):
+        # The short paths for plain ops on device arrays: contiguous, then strided.
+        if (result := _core.fast_binary(op, a, b, out)) is not None:
+            return result
+        if (result := _core.fast_binary_strided(op, a, b, out)) is not None:
+            return result
 
     def launch(shape, sa, sb, so, backend, tpb, handle):
         _core.binary(op, shape, sa, sb, so, backend, tpb, handle)

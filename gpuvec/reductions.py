@@ -14,9 +14,8 @@ import warnings
 import numpy as np
 
 from gpuvec import _core
-from gpuvec._operands import axis_reduction, reduction, scalar_arg
+from gpuvec._operands import axis_reduction, plain_call, reduction, scalar_arg
 from gpuvec.device_array import DeviceArray
-from gpuvec.streams import current_stream
 
 __all__ = [
     "argmax",
@@ -90,8 +89,8 @@ def sum(x, axis=None, *, dtype=None, keepdims=False, threads_per_block=None, str
             _core.REDUCE_SUM, "sum", x, axis, keepdims, dtype, threads_per_block, stream=stream
         )
 
-    if dtype is None and threads_per_block is None and stream is None:
-        if current_stream() is None and (result := _core.fast_total(x, None)) is not None:
+    if plain_call(dtype, threads_per_block, stream):
+        if (result := _core.fast_total(x, None)) is not None:
             return result  # the short path for a device array
 
     def launch(shape, sx, sout, backend, tpb, handle):
@@ -125,8 +124,8 @@ def dot(x, y, *, dtype=None, threads_per_block=None, stream=None):
     32.0
     """
 
-    if dtype is None and threads_per_block is None and stream is None:
-        if current_stream() is None and (result := _core.fast_total(x, y)) is not None:
+    if plain_call(dtype, threads_per_block, stream):
+        if (result := _core.fast_total(x, y)) is not None:
             return result  # the short path for device arrays
 
     def launch(shape, sx, sy, sout, backend, tpb, handle):
