@@ -74,13 +74,33 @@ def check_outputs(out: Path, ops=None) -> list[str]:
             problems.append(f"{row['op']} n={row['n']} {row['dtype']}: gpuvec was not timed")
     if results.get("correct") is not all(r["correct"] for r in rows):
         problems.append("bench.json's 'correct' does not match its rows")
-    markdown = (out / "bench.md").read_text(encoding="utf-8")
-    table = [line for line in markdown.splitlines() if line.startswith("| ")]
-    if not table or not table[0].startswith("| benchmark | size | dtype | gpuvec time"):
-        problems.append("bench.md has no results table")
-    elif len(table) - 1 != len(rows):
-        problems.append(f"bench.md's table has {len(table) - 1} rows, bench.json {len(rows)}")
+    tables = markdown_tables((out / "bench.md").read_text(encoding="utf-8"))
+    grouped = [r for r in rows if r.get("group")]
+    expected = [
+        ("| benchmark | size | dtype | gpuvec time", "results", len(rows) - len(grouped)),
+        ("| benchmark | gpuvec code | shape |", "what-users-write", len(grouped)),
+    ]
+    for start, name, count in expected:
+        table = next((t for t in tables if t[0].startswith(start)), None)
+        if table is None:
+            if count:
+                problems.append(f"bench.md has no {name} table")
+        elif len(table) - 2 != count:
+            problems.append(f"bench.md's {name} table has {len(table) - 2} rows, not {count}")
     return problems
+
+
+def markdown_tables(text: str) -> list[list[str]]:
+    """The tables of a Markdown text, each a list of its lines (header and rule included)."""
+    tables: list[list[str]] = []
+    previous = ""
+    for line in text.splitlines():
+        if line.startswith("|"):
+            if not previous.startswith("|"):
+                tables.append([])
+            tables[-1].append(line)
+        previous = line
+    return tables
 
 
 def main(argv=None) -> int:

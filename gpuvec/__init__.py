@@ -40,20 +40,7 @@ from gpuvec.creation import (
 )
 from gpuvec.device import Device, current_device
 from gpuvec.device_array import DeviceArray
-from gpuvec.elementwise import (
-    add,
-    arctan2,
-    atan2,
-    axpy,
-    divide,
-    hypot,
-    maximum,
-    minimum,
-    multiply,
-    power,
-    scale,
-    subtract,
-)
+from gpuvec.elementwise import axpy, clip, scale, where
 from gpuvec.memory import free_cached, memory_info
 from gpuvec.reductions import (
     argmax,
@@ -70,22 +57,10 @@ from gpuvec.reductions import (
     var,
 )
 from gpuvec.streams import Event, Stream, current_stream
-from gpuvec.unary import (
-    abs,
-    absolute,
-    clip,
-    cos,
-    exp,
-    expm1,
-    log,
-    log1p,
-    negative,
-    sigmoid,
-    sin,
-    sqrt,
-    tanh,
-    where,
-)
+
+# The plain elementwise functions (add, exp, ...), one per row of the op table.
+from gpuvec.ufuncs import *  # noqa: F403
+from gpuvec.ufuncs import __all__ as _ufuncs
 
 __version__ = "0.1.0"
 
@@ -125,74 +100,53 @@ __all__ = [
     "HostFallbackWarning",
     "OutOfMemoryError",
     "Stream",
-    "abs",
-    "absolute",
-    "add",
     "arange",
-    "arctan2",
     "argmax",
     "argmin",
     "asarray",
     "asnumpy",
     "asum",
-    "atan2",
     "axpby",
     "axpy",
     "backend",
     "clip",
-    "cos",
     "current_device",
     "current_stream",
     "devices",
-    "divide",
     "dot",
     "empty",
     "empty_like",
-    "exp",
-    "expm1",
     "free_cached",
     "from_dlpack",
     "full",
     "full_like",
     "get_include",
     "get_precision",
-    "hypot",
     "is_available",
-    "log",
-    "log1p",
     "max",
-    "maximum",
     "mean",
     "memory_info",
     "min",
-    "minimum",
-    "multiply",
     "nanmean",
     "nansum",
-    "negative",
     "norm",
     "ones",
     "ones_like",
-    "power",
     "precision",
     "prod",
     "scale",
     "set_backend",
     "set_precision",
-    "sigmoid",
-    "sin",
-    "sqrt",
     "std",
-    "subtract",
     "sum",
     "synchronize",
-    "tanh",
     "to_device",
     "var",
     "where",
     "zeros",
     "zeros_like",
 ]
+__all__ += _ufuncs  # the functions of the op table
 
 # Pick the backend (GPUVEC_BACKEND, or CUDA where it can run) and warn once on fallback.
 _choose_backend_at_import()

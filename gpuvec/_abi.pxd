@@ -1,5 +1,5 @@
-# The gpuvec C ABI (csrc/include/gpuvec/*.h), declared for Cython.
-from libc.stdint cimport int64_t, uint8_t
+# The gpuvec C ABI (csrc/include/gpuvec/gpuvec.h), declared for Cython.
+from libc.stdint cimport int64_t
 
 
 cdef extern from "gpuvec/gpuvec.h" nogil:
@@ -44,8 +44,6 @@ cdef extern from "gpuvec/gpuvec.h" nogil:
                                              gpuvec_stream stream)
     gpuvec_status gpuvec_cuda_copy_to_host(void* dst, const void* src, size_t nbytes,
                                            gpuvec_stream stream)
-    gpuvec_status gpuvec_cuda_copy_on_device(void* dst, const void* src, size_t nbytes,
-                                             gpuvec_stream stream)
     gpuvec_status gpuvec_cuda_stream_synchronize(gpuvec_stream stream)
     gpuvec_status gpuvec_cuda_read_scalar(const void* src, size_t nbytes, gpuvec_stream stream,
                                           void* dst)
@@ -65,201 +63,58 @@ cdef extern from "gpuvec/gpuvec.h" nogil:
     gpuvec_status gpuvec_cuda_event_elapsed_ms(gpuvec_event start, gpuvec_event end, float* ms)
     gpuvec_status gpuvec_cuda_stream_wait_event(gpuvec_stream stream, gpuvec_event event)
 
+    # gpuvec/gpuvec.h: the ops, each array one self-describing descriptor.
     enum:
         GPUVEC_MAX_NDIM
+        GPUVEC_MAX_INPUTS
         GPUVEC_MAX_THREADS_PER_BLOCK
-
-    ctypedef enum gpuvec_binary_op:
-        GPUVEC_ADD
-        GPUVEC_SUBTRACT
-        GPUVEC_MULTIPLY
-        GPUVEC_DIVIDE
-        GPUVEC_POWER
-        GPUVEC_MAXIMUM
-        GPUVEC_MINIMUM
-        GPUVEC_HYPOT
-        GPUVEC_ATAN2
-
-    gpuvec_status gpuvec_binary_f32(gpuvec_backend backend, gpuvec_binary_op op, int ndim,
-                                    const int64_t* shape, const float* a,
-                                    const int64_t* a_strides, const float* b,
-                                    const int64_t* b_strides, float* out,
-                                    const int64_t* out_strides, int threads_per_block,
-                                    gpuvec_stream stream)
-    gpuvec_status gpuvec_binary_f64(gpuvec_backend backend, gpuvec_binary_op op, int ndim,
-                                    const int64_t* shape, const double* a,
-                                    const int64_t* a_strides, const double* b,
-                                    const int64_t* b_strides, double* out,
-                                    const int64_t* out_strides, int threads_per_block,
-                                    gpuvec_stream stream)
-    gpuvec_status gpuvec_scale_f32(gpuvec_backend backend, int ndim, const int64_t* shape,
-                                   float alpha, const float* x, const int64_t* x_strides,
-                                   float* out, const int64_t* out_strides,
-                                   int threads_per_block, gpuvec_stream stream)
-    gpuvec_status gpuvec_scale_f64(gpuvec_backend backend, int ndim, const int64_t* shape,
-                                   double alpha, const double* x, const int64_t* x_strides,
-                                   double* out, const int64_t* out_strides,
-                                   int threads_per_block, gpuvec_stream stream)
-    gpuvec_status gpuvec_axpy_f32(gpuvec_backend backend, int ndim, const int64_t* shape,
-                                  float alpha, const float* x, const int64_t* x_strides,
-                                  const float* y, const int64_t* y_strides, float* out,
-                                  const int64_t* out_strides, int threads_per_block,
-                                  gpuvec_stream stream)
-    gpuvec_status gpuvec_axpy_f64(gpuvec_backend backend, int ndim, const int64_t* shape,
-                                  double alpha, const double* x, const int64_t* x_strides,
-                                  const double* y, const int64_t* y_strides, double* out,
-                                  const int64_t* out_strides, int threads_per_block,
-                                  gpuvec_stream stream)
-    gpuvec_status gpuvec_sum_f32(gpuvec_backend backend, int ndim, const int64_t* shape,
-                                 const float* x, const int64_t* x_strides, float* result,
-                                 int threads_per_block, gpuvec_stream stream)
-    gpuvec_status gpuvec_sum_f64(gpuvec_backend backend, int ndim, const int64_t* shape,
-                                 const double* x, const int64_t* x_strides, double* result,
-                                 int threads_per_block, gpuvec_stream stream)
-    gpuvec_status gpuvec_dot_f32(gpuvec_backend backend, int ndim, const int64_t* shape,
-                                 const float* x, const int64_t* x_strides, const float* y,
-                                 const int64_t* y_strides, float* result,
-                                 int threads_per_block, gpuvec_stream stream)
-    gpuvec_status gpuvec_dot_f64(gpuvec_backend backend, int ndim, const int64_t* shape,
-                                 const double* x, const int64_t* x_strides, const double* y,
-                                 const int64_t* y_strides, double* result,
-                                 int threads_per_block, gpuvec_stream stream)
-
-    gpuvec_status gpuvec_cast_f32_to_f64(gpuvec_backend backend, int ndim, const int64_t* shape,
-                                         const float* x, const int64_t* x_strides, double* out,
-                                         const int64_t* out_strides, gpuvec_stream stream)
-    gpuvec_status gpuvec_cast_f64_to_f32(gpuvec_backend backend, int ndim, const int64_t* shape,
-                                         const double* x, const int64_t* x_strides, float* out,
-                                         const int64_t* out_strides, gpuvec_stream stream)
-
-    gpuvec_status gpuvec_axpby_f32(gpuvec_backend backend, int ndim, const int64_t* shape,
-                                   float alpha, const float* x, const int64_t* x_strides,
-                                   float beta, const float* y, const int64_t* y_strides,
-                                   float* out, const int64_t* out_strides,
-                                   int threads_per_block, gpuvec_stream stream)
-    gpuvec_status gpuvec_axpby_f64(gpuvec_backend backend, int ndim, const int64_t* shape,
-                                   double alpha, const double* x, const int64_t* x_strides,
-                                   double beta, const double* y, const int64_t* y_strides,
-                                   double* out, const int64_t* out_strides,
-                                   int threads_per_block, gpuvec_stream stream)
-
-    # gpuvec/unary.h
-    ctypedef enum gpuvec_unary_op:
-        GPUVEC_NEGATIVE
-        GPUVEC_ABS
-        GPUVEC_SQRT
-        GPUVEC_EXP
-        GPUVEC_LOG
-        GPUVEC_LOG1P
-        GPUVEC_EXPM1
-        GPUVEC_SIN
-        GPUVEC_COS
-        GPUVEC_TANH
-        GPUVEC_SIGMOID
-
-    gpuvec_status gpuvec_unary_f32(gpuvec_backend backend, gpuvec_unary_op op, int ndim,
-                                   const int64_t* shape, const float* x,
-                                   const int64_t* x_strides, float* out,
-                                   const int64_t* out_strides, int threads_per_block,
-                                   gpuvec_stream stream)
-    gpuvec_status gpuvec_unary_f64(gpuvec_backend backend, gpuvec_unary_op op, int ndim,
-                                   const int64_t* shape, const double* x,
-                                   const int64_t* x_strides, double* out,
-                                   const int64_t* out_strides, int threads_per_block,
-                                   gpuvec_stream stream)
-    gpuvec_status gpuvec_clip_f32(gpuvec_backend backend, int ndim, const int64_t* shape,
-                                  const float* x, const int64_t* x_strides, const float* lo,
-                                  const int64_t* lo_strides, const float* hi,
-                                  const int64_t* hi_strides, float* out,
-                                  const int64_t* out_strides, int threads_per_block,
-                                  gpuvec_stream stream)
-    gpuvec_status gpuvec_clip_f64(gpuvec_backend backend, int ndim, const int64_t* shape,
-                                  const double* x, const int64_t* x_strides, const double* lo,
-                                  const int64_t* lo_strides, const double* hi,
-                                  const int64_t* hi_strides, double* out,
-                                  const int64_t* out_strides, int threads_per_block,
-                                  gpuvec_stream stream)
-    gpuvec_status gpuvec_where_f32(gpuvec_backend backend, int ndim, const int64_t* shape,
-                                   const uint8_t* cond, const int64_t* cond_strides,
-                                   const float* a, const int64_t* a_strides, const float* b,
-                                   const int64_t* b_strides, float* out,
-                                   const int64_t* out_strides, int threads_per_block,
-                                   gpuvec_stream stream)
-    gpuvec_status gpuvec_where_f64(gpuvec_backend backend, int ndim, const int64_t* shape,
-                                   const uint8_t* cond, const int64_t* cond_strides,
-                                   const double* a, const int64_t* a_strides, const double* b,
-                                   const int64_t* b_strides, double* out,
-                                   const int64_t* out_strides, int threads_per_block,
-                                   gpuvec_stream stream)
-
-    # gpuvec/reduce.h
-    ctypedef enum gpuvec_reduce_op:
-        GPUVEC_REDUCE_SUM
-        GPUVEC_REDUCE_MEAN
-        GPUVEC_REDUCE_MIN
-        GPUVEC_REDUCE_MAX
-        GPUVEC_REDUCE_ARGMIN
-        GPUVEC_REDUCE_ARGMAX
-        GPUVEC_REDUCE_PROD
-        GPUVEC_REDUCE_VAR
-        GPUVEC_REDUCE_STD
-        GPUVEC_REDUCE_NANSUM
-        GPUVEC_REDUCE_NANMEAN
-        GPUVEC_REDUCE_ASUM
-        GPUVEC_REDUCE_NRM2
-
-    gpuvec_status gpuvec_reduce_f32(gpuvec_backend backend, gpuvec_reduce_op op, int out_ndim,
-                                    const int64_t* out_shape, int red_ndim,
-                                    const int64_t* red_shape, const float* x,
-                                    const int64_t* x_out_strides, const int64_t* x_red_strides,
-                                    void* out, const int64_t* out_strides, double ddof,
-                                    int threads_per_block, gpuvec_stream stream)
-    gpuvec_status gpuvec_reduce_f64(gpuvec_backend backend, gpuvec_reduce_op op, int out_ndim,
-                                    const int64_t* out_shape, int red_ndim,
-                                    const int64_t* red_shape, const double* x,
-                                    const int64_t* x_out_strides, const int64_t* x_red_strides,
-                                    void* out, const int64_t* out_strides, double ddof,
-                                    int threads_per_block, gpuvec_stream stream)
-
-    # Ops on host arrays through pinned staging (gpuvec/staged.h).
-    enum:
-        GPUVEC_STAGING_SLOTS
-        GPUVEC_STAGING_CHUNK_BYTES
 
     ctypedef enum gpuvec_dtype:
         GPUVEC_FLOAT32
         GPUVEC_FLOAT64
+        GPUVEC_INT64
+        GPUVEC_BOOL
 
-    ctypedef struct gpuvec_host_array:
-        const void* data
+    ctypedef enum gpuvec_memory:
+        GPUVEC_MEMORY_HOST
+        GPUVEC_MEMORY_DEVICE
+        GPUVEC_MEMORY_SCALAR
+
+    ctypedef struct gpuvec_array:
+        void* data
         gpuvec_dtype dtype
-        const int64_t* strides
+        gpuvec_memory memory
+        double scalar
+        int ndim
+        int64_t shape[GPUVEC_MAX_NDIM]
+        int64_t strides[GPUVEC_MAX_NDIM]
 
-    gpuvec_status gpuvec_staged_binary(gpuvec_binary_op op, gpuvec_dtype compute, int ndim,
-                                       const int64_t* shape, gpuvec_host_array a,
-                                       gpuvec_host_array b, void* out,
-                                       const int64_t* out_strides, int threads_per_block)
-    gpuvec_status gpuvec_staged_scale(gpuvec_dtype compute, double alpha, int ndim,
-                                      const int64_t* shape, gpuvec_host_array x, void* out,
-                                      const int64_t* out_strides, int threads_per_block)
-    gpuvec_status gpuvec_staged_axpy(gpuvec_dtype compute, double alpha, int ndim,
-                                     const int64_t* shape, gpuvec_host_array x,
-                                     gpuvec_host_array y, void* out, const int64_t* out_strides,
-                                     int threads_per_block)
-    gpuvec_status gpuvec_staged_sum(gpuvec_dtype compute, int ndim, const int64_t* shape,
-                                    gpuvec_host_array x, double* result, int threads_per_block)
-    gpuvec_status gpuvec_staged_dot(gpuvec_dtype compute, int ndim, const int64_t* shape,
-                                    gpuvec_host_array x, gpuvec_host_array y, double* result,
-                                    int threads_per_block)
-    gpuvec_status gpuvec_staged_axpby(gpuvec_dtype compute, double alpha, double beta, int ndim,
-                                      const int64_t* shape, gpuvec_host_array x,
-                                      gpuvec_host_array y, void* out, const int64_t* out_strides,
-                                      int threads_per_block)
-    gpuvec_status gpuvec_staged_unary(gpuvec_unary_op op, gpuvec_dtype compute, int ndim,
-                                      const int64_t* shape, gpuvec_host_array x, void* out,
-                                      const int64_t* out_strides, int threads_per_block)
-    gpuvec_status gpuvec_staged_upload(gpuvec_dtype to, int ndim, const int64_t* shape,
-                                       gpuvec_host_array src, void* device_dst,
-                                       gpuvec_stream stream)
-    gpuvec_status gpuvec_staged_download(void* host_dst, const void* device_src, size_t nbytes,
-                                         gpuvec_stream stream)
+    ctypedef struct gpuvec_launch:
+        gpuvec_backend backend
+        int threads_per_block
+        gpuvec_stream stream
+
+    # The op codes are plain ints here: their names and numbers come from the
+    # op table at run time (gpuvec_elementwise_ops), not from a list restated
+    # in this file.
+    ctypedef int gpuvec_op
+    ctypedef int gpuvec_reduce_op
+
+    ctypedef struct gpuvec_op_info:
+        int code
+        const char* name
+        int arity
+        int params
+        const char* summary
+
+    const gpuvec_op_info* gpuvec_elementwise_ops(int* count)
+    const gpuvec_op_info* gpuvec_reduce_ops(int* count)
+
+    gpuvec_status gpuvec_elementwise(gpuvec_op op, const gpuvec_array* out,
+                                     const gpuvec_array* inputs, int n_inputs,
+                                     const double* params, const gpuvec_launch* launch)
+    gpuvec_status gpuvec_reduce(gpuvec_reduce_op op, const gpuvec_array* out,
+                                const gpuvec_array* x, const gpuvec_array* y, int reduced_ndim,
+                                gpuvec_dtype compute, double ddof, const gpuvec_launch* launch)
+    gpuvec_status gpuvec_copy(const gpuvec_array* out, const gpuvec_array* src,
+                              const gpuvec_launch* launch)

@@ -15,7 +15,7 @@ from gpuvec._errors import CudaError, HostFallbackWarning
 
 BACKENDS = ("cuda", "host")
 _CODES = {"cuda": _core.BACKEND_CUDA, "host": _core.BACKEND_HOST}
-_current = {"name": "host", "code": _core.BACKEND_HOST}
+_NAMES = {code: name for name, code in _CODES.items()}
 
 
 @functools.cache
@@ -61,12 +61,7 @@ def backend() -> str:
     >>> gpuvec.backend() in ("cuda", "host")
     True
     """
-    return _current["name"]
-
-
-def backend_code() -> int:
-    """The active backend as the C ABI's enum value."""
-    return _current["code"]
+    return _NAMES[_core.backend_code()]  # the core holds the one answer
 
 
 def set_backend(name: str) -> str:
@@ -90,7 +85,7 @@ def set_backend(name: str) -> str:
     'host'
     >>> _ = gpuvec.set_backend(previous)
     """
-    previous = _current["name"]
+    previous = backend()
     key = str(name).strip().lower()
     if key == "auto":
         key = "cuda" if is_available() else "host"
@@ -98,7 +93,7 @@ def set_backend(name: str) -> str:
         raise ValueError(f"backend must be 'cuda', 'host' or 'auto', got {name!r}")
     if key == "cuda" and not is_available():
         raise CudaError(f"the cuda backend was asked for, but {_cuda_unusable_reason()}")
-    _current["name"], _current["code"] = key, _CODES[key]
+    _core.set_backend_code(_CODES[key])
     return previous
 
 

@@ -3,7 +3,18 @@
 
 One extension module, written in a few files that are included here, so that
 the C ABI's state (the CUDA runtime, the last-error message) exists once.
-Everything here is private: the public, validating API is in gpuvec/*.py.
+Each part says what it uses from the others; in order:
+
+    _check.pxi         ABI status -> Python exception
+    _array_fields.pxi  DeviceArray's fields as a C struct (ArrayFields)
+    _runtime.pxi       devices and versions
+    _memory.pxi        DeviceBuffer, ResultSlot, raw copies, transfer counters
+    _streams.pxi       CudaStream, CudaEvent
+    _dlpack.pxi        DLPack capsules in and out
+    _operands.pxi      what a user passes -> gpuvec_array descriptors
+    _calls.pxi         the one call path: elementwise, reduce, copies
+
+Everything here is private: the public, documented API is in gpuvec/*.py.
 """
 
 from gpuvec._abi cimport *
@@ -14,10 +25,5 @@ include "_runtime.pxi"
 include "_memory.pxi"
 include "_streams.pxi"
 include "_dlpack.pxi"
-include "_span.pxi"
-include "_staged.pxi"
-include "_ops.pxi"
-include "_fast.pxi"
-include "_ops_unary.pxi"
-include "_ops_blas.pxi"
-include "_ops_reduce.pxi"
+include "_operands.pxi"
+include "_calls.pxi"

@@ -208,3 +208,33 @@ def result_dtype(*inputs, dtype=None) -> np.dtype:
     if common.kind in "biu":
         return np.dtype(np.float64)
     return np.dtype(np.float32) if common.itemsize <= 4 else np.dtype(np.float64)
+
+
+def scalar_arg(value, name: str) -> float:
+    """A real scalar argument (alpha, ddof, ...) as a Python float.
+
+    Examples
+    --------
+    >>> scalar_arg(2, "alpha")
+    2.0
+    >>> scalar_arg("2", "alpha")
+    Traceback (most recent call last):
+        ...
+    TypeError: alpha must be a real scalar, got '2'
+    """
+    if isinstance(value, (numbers.Real, np.bool_)) and np.ndim(value) == 0:
+        return float(value)
+    raise TypeError(f"{name} must be a real scalar, got {value!r}")
+
+
+def strong_scalars(*values) -> tuple:
+    """The values that take part in the dtype policy: all but Python numbers,
+    which are "weak" (a Python float keeps float32 data in float32).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> strong_scalars(2.0, np.float64(2.0), 3)
+    (np.float64(2.0),)
+    """
+    return tuple(v for v in values if type(v) not in (bool, int, float))

@@ -75,21 +75,6 @@ cdef class DeviceBuffer:
         finally:
             gpuvec_cuda_event_destroy(event)  # released once the wait is done
 
-    cdef int upload(self, const void* src, size_t nbytes) except -1 nogil:
-        global _bytes_to_device
-        check(gpuvec_cuda_copy_to_device(self.ptr, src, nbytes, <gpuvec_stream>self.stream))
-        _bytes_to_device += nbytes
-        return 0
-
-    cdef int download(self, void* dst, size_t nbytes) except -1 nogil:
-        """Copies the buffer's first nbytes to host memory, after the work
-        queued on its stream, through pinned staging buffers (gpuvec/staged.h),
-        and waits for them."""
-        global _bytes_to_host
-        check(gpuvec_staged_download(dst, self.ptr, nbytes, <gpuvec_stream>self.stream))
-        _bytes_to_host += nbytes
-        return 0
-
 
 def copy_to_device(uintptr_t dst, const unsigned char[::1] src, uintptr_t stream):
     """Copies host bytes to a device address (ordered on the stream, then waited for)."""
@@ -119,15 +104,6 @@ def copy_to_host(unsigned char[::1] dst, uintptr_t src, uintptr_t stream):
             status = gpuvec_cuda_stream_synchronize(<gpuvec_stream>stream)
     check(status)
     _bytes_to_host += n
-
-
-def copy_on_device(uintptr_t dst, uintptr_t src, size_t nbytes, uintptr_t stream):
-    """Copies device bytes to another device address, ordered on the stream."""
-    cdef gpuvec_status status
-    with nogil:
-        status = gpuvec_cuda_copy_on_device(<void*>dst, <const void*>src, nbytes,
-                                            <gpuvec_stream>stream)
-    check(status)
 
 
 def pool_usage():
@@ -172,3 +148,17 @@ cdef class ResultSlot:
         if itemsize == 4:
             return (<float*>self.ptr)[0]
         return (<double*>self.ptr)[0]
+
+
+def read_scalar(uintptr_t address, int itemsize, uintptr_t stream):
+    """The float32 (itemsize 4) or float64 value at a device address, as a Python float."""
+    cdef double d = 0
+    cdef float f = 0
+    cdef gpuvec_status status
+    with nogil:
+        if itemsize == 4:
+            status = gpuvec_cuda_read_scalar(<const void*>address, 4, <gpuvec_stream>stream, &f)
+        else:
+            status = gpuvec_cuda_read_scalar(<const void*>address, 8, <gpuvec_stream>stream, &d)
+    check(status)
+    return f if itemsize == 4 else d

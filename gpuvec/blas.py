@@ -8,7 +8,8 @@ the reductions.
 from __future__ import annotations
 
 from gpuvec import _core
-from gpuvec._operands import axis_reduction, elementwise, scalar_arg
+from gpuvec._dtypes import scalar_arg, strong_scalars
+from gpuvec._table import ELEMENTWISE, REDUCE
 
 __all__ = ["asum", "axpby", "norm"]
 
@@ -37,12 +38,16 @@ def axpby(alpha, x, beta, y, out=None, dtype=None, *, threads_per_block=None, st
     array([32., 64.])
     """
     a, b = scalar_arg(alpha, "alpha"), scalar_arg(beta, "beta")
-
-    def launch(shape, sx, sy, so, backend, tpb, handle):
-        _core.axpby(a, b, shape, sx, sy, so, backend, tpb, handle)
-
-    return elementwise(
-        launch, {"x": x, "y": y}, out, dtype, threads_per_block, (alpha, beta), stream
+    return _core.elementwise(
+        ELEMENTWISE["axpby"],
+        (x, y),
+        ("x", "y"),
+        out,
+        dtype,
+        threads_per_block,
+        stream,
+        (a, b),
+        strong_scalars(alpha, beta),
     )
 
 
@@ -81,9 +86,7 @@ def norm(x, axis=None, *, dtype=None, keepdims=False, threads_per_block=None, st
     >>> gpuvec.norm(np.array([1e200, 1e200]))
     1.414213562373095e+200
     """
-    return axis_reduction(
-        _core.REDUCE_NRM2, "norm", x, axis, keepdims, dtype, threads_per_block, stream=stream
-    )
+    return _core.reduce(REDUCE["norm"], x, None, axis, keepdims, dtype, threads_per_block, stream)
 
 
 def asum(x, axis=None, *, dtype=None, keepdims=False, threads_per_block=None, stream=None):
@@ -107,6 +110,4 @@ def asum(x, axis=None, *, dtype=None, keepdims=False, threads_per_block=None, st
     >>> gpuvec.asum(np.array([-1.0, 2.0, -3.0]))
     6.0
     """
-    return axis_reduction(
-        _core.REDUCE_ASUM, "asum", x, axis, keepdims, dtype, threads_per_block, stream=stream
-    )
+    return _core.reduce(REDUCE["asum"], x, None, axis, keepdims, dtype, threads_per_block, stream)

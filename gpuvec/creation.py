@@ -2,17 +2,15 @@
 
 from __future__ import annotations
 
-import math
 import numbers
 import operator
 
 import numpy as np
 
 from gpuvec import _backend, _core
-from gpuvec._dtypes import as_real_array, check_dtype, result_dtype
-from gpuvec._operands import as_compute_input, host_span
-from gpuvec.device_array import DeviceArray, _assign, _c_strides
-from gpuvec.streams import Stream, resolve_stream, stream_handle
+from gpuvec._dtypes import check_dtype
+from gpuvec.device_array import DeviceArray, _c_strides
+from gpuvec.streams import Stream, stream_handle
 
 __all__ = [
     "arange",
@@ -53,27 +51,7 @@ def empty(shape, dtype=np.float64, *, stream: Stream | None = None) -> DeviceArr
     >>> gpuvec.empty((2, 3), dtype="float32").shape
     (2, 3)
     """
-    shape, dtype = _shape_arg(shape), _dtype_arg(dtype)
-    if _backend.backend() == "host":
-        try:
-            return DeviceArray._from_host_array(np.empty(shape, dtype))
-        except MemoryError:
-            from gpuvec._errors import OutOfMemoryError
-
-            nbytes = math.prod(shape) * dtype.itemsize
-            raise OutOfMemoryError(f"out of host memory allocating {nbytes} bytes") from None
-    owner = resolve_stream(stream)
-    handle = 0 if owner is None else owner.handle
-    buffer = _core.DeviceBuffer(math.prod(shape) * dtype.itemsize, handle, owner)
-    return DeviceArray._from_device_memory(
-        buffer,
-        buffer.address,
-        shape,
-        _c_strides(shape, dtype.itemsize),
-        dtype,
-        _core.cuda_get_device(),
-        owner,
-    )
+    return _core.new_array(_shape_arg(shape), _dtype_arg(dtype), stream)
 
 
 def full(shape, fill_value, dtype=None, *, stream: Stream | None = None) -> DeviceArray:
@@ -88,7 +66,7 @@ def full(shape, fill_value, dtype=None, *, stream: Stream | None = None) -> Devi
     dtype = _dtype_arg(dtype)
     result = empty(shape, dtype, stream=stream)
     if result.size:
-        _assign(result, to_device(np.asarray(fill_value, dtype), stream=stream))
+        _core.copy_into(result, np.asarray(fill_value, dtype)[()])
     return result
 
 
@@ -190,24 +168,10 @@ def to_device(x, dtype=None, *, stream: Stream | None = None) -> DeviceArray:
     """
     if isinstance(x, DeviceArray):
         return x if dtype is None or np.dtype(dtype) == x.dtype else x.astype(dtype)
-    array = as_real_array(x, "x")
-    compute = result_dtype(array, dtype=dtype)
-    result = empty(array.shape, compute, stream=stream)
-    if _backend.backend() == "host":
-        result._host[...] = array
-    elif array.size:
-        # The upload gathers strided data into C order and converts float64 <->
-        # float32 in the one pass that copies it to pinned memory; other dtypes
-        # (ints, bools, float16) are converted to the result dtype first.
-        source = as_compute_input(array, compute)
-        _core.upload(
-            result._address,
-            array.shape,
-            host_span(source),
-            compute == np.float32,
-            result._stream_handle,
-        )
-    return result
+    # The upload gathers strided data into C order and converts float64 <->
+    # float32 in the one pass that copies it to pinned memory; other dtypes
+    # (ints, bools, float16) are converted to the result dtype first.
+    return _core.to_device(x, dtype, stream)
 
 
 def _from_cuda_array_interface(obj) -> DeviceArray:
@@ -326,3 +290,6 @@ def asnumpy(x) -> np.ndarray:
     array([0., 1., 2.])
     """
     return x.to_host() if isinstance(x, DeviceArray) else np.asarray(x)
+
+
+_core.register_device_array(DeviceArray, asarray)

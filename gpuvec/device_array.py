@@ -17,7 +17,8 @@ import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
 from gpuvec import _core
-from gpuvec._operands import host_span
+from gpuvec._dtypes import check_dtype, scalar_arg
+from gpuvec._table import ELEMENTWISE
 from gpuvec.device import Device
 
 __all__ = ["DeviceArray"]
@@ -158,34 +159,6 @@ class DeviceArray(_core.ArrayFields):
 
     # -- what the ops see ---------------------------------------------------------------------
 
-    def _span(self, shape=None) -> _core.Span:
-        """This array, broadcast to ``shape``, as the compiled core's Span."""
-        shape = self._shape if shape is None else tuple(shape)
-        if self._host is not None:
-            # broadcast_to views are read-only: use the array itself where it can be.
-            same = shape == self._shape
-            return host_span(self._host if same else np.broadcast_to(self._host, shape))
-        itemsize = self.itemsize
-        pad = len(shape) - len(self._shape)
-        strides = [0] * pad + [
-            s // itemsize if n != 1 else 0 for n, s in zip(self._shape, self._strides, strict=True)
-        ]
-        dims = [(n, 0 if n == 1 else s) for n, s in zip(shape, strides, strict=True)]
-        strides = [s for _, s in dims]
-        low = sum((n - 1) * s for n, s in dims if s < 0 and n > 0)
-        high = sum((n - 1) * s for n, s in dims if s > 0 and n > 0)
-        if math.prod(shape) == 0:
-            low = high = 0
-        return _core.Span(
-            None,
-            -low,
-            shape,
-            tuple(strides),
-            self._address + low * itemsize,
-            high - low + 1,
-            self,
-        )
-
     @property
     def _stream_handle(self) -> int:
         return 0 if self._stream is None else self._stream.handle
@@ -232,13 +205,11 @@ class DeviceArray(_core.ArrayFields):
         return self._view(view.shape, view.strides, offset)
 
     def __setitem__(self, key, value) -> None:
-        from gpuvec.creation import asarray
-
         target = self[key]
         if target._readonly:
             raise ValueError("assignment destination is read-only")
-        source = value if isinstance(value, (numbers.Real, DeviceArray)) else asarray(value)
-        _assign(target, source)
+        # Host data is copied over through the pinned staging buffers, broadcast.
+        _core.copy_into(target, value)
 
     def _broadcast_to(self, shape) -> DeviceArray:
         """A read-only view broadcast to ``shape`` (strides of 0, no copy)."""
@@ -318,19 +289,51 @@ class DeviceArray(_core.ArrayFields):
 
     def copy(self) -> DeviceArray:
         """A C-contiguous copy on the same device."""
-        from gpuvec.creation import empty
-
-        result = empty(self._shape, self._dtype)
-        _assign(result, self)
-        return result
+        return self.astype(self._dtype)
 
     def astype(self, dtype) -> DeviceArray:
         """A copy converted to float32 or float64."""
-        from gpuvec.creation import empty
-
-        result = empty(self._shape, dtype)
-        _assign(result, self)
+        result = _core.new_array(self._shape, check_dtype(dtype), self._stream)
+        _core.copy_into(result, self)
         return result
+
+    def ravel(self) -> DeviceArray:
+        """The elements as a 1-D array: a view of C-contiguous data, else a copy.
+
+        Examples
+        --------
+        >>> import gpuvec
+        >>> m = gpuvec.arange(6).reshape(2, 3)
+        >>> m.ravel().shape, m.T.ravel().to_host()
+        ((6,), array([0., 3., 1., 4., 2., 5.]))
+        """
+        source = self if self.is_c_contiguous else self.copy()
+        return source.reshape(-1)
+
+    @property
+    def flat(self) -> DeviceArray:
+        """A 1-D copy of the elements in C order.
+
+        Unlike NumPy's ``flat`` (an iterator that reads element by element),
+        this copies: reading a device array one element at a time would cost
+        a transfer per element.
+        """
+        return self.copy().reshape(-1)
+
+    def fill(self, value) -> None:
+        """Sets every element to ``value``, in place.
+
+        Examples
+        --------
+        >>> import gpuvec
+        >>> d = gpuvec.zeros(3)
+        >>> d.fill(2.5)
+        >>> d.to_host()
+        array([2.5, 2.5, 2.5])
+        """
+        if self._readonly:
+            raise ValueError("assignment destination is read-only")
+        _core.copy_into(self, scalar_arg(value, "value"))
 
     # -- back to the host ---------------------------------------------------------------------
 
@@ -343,15 +346,9 @@ class DeviceArray(_core.ArrayFields):
         >>> gpuvec.ones(3).to_host()
         array([1., 1., 1.])
         """
-        if self._host is not None:
-            return np.array(self._host, copy=True)
-        if not self.is_c_contiguous:
-            return self.copy().to_host()
-        result = np.empty(self._shape, self._dtype)
-        if result.size:
-            data = result.reshape(-1).view(np.uint8)
-            _core.copy_to_host(data, self._address, self._stream_handle)
-        return result
+        # Through the pinned staging buffers: several times faster than a
+        # pageable copy, and a strided array is gathered on the way.
+        return _core.to_host(self)
 
     def __array__(self, dtype=None, copy=None):
         result = self.to_host()
@@ -413,81 +410,132 @@ class DeviceArray(_core.ArrayFields):
         )
         return f"<table><caption>gpuvec.DeviceArray</caption>{cells}</table>"
 
-    # -- operators ----------------------------------------------------------------------------
+    # -- operators and methods ------------------------------------------------------------------
+    #
+    # Each operator is one call into the core with the op's code from the op
+    # table, so DeviceArray needs no import of the modules that define the
+    # public functions (they sit above it). The reductions with NumPy's
+    # warnings and errors are gpuvec.reductions' functions, which that module
+    # registers here (METHODS).
 
     def __add__(self, other):
-        from gpuvec.elementwise import add
-
-        return add(self, other)
+        return _core.elementwise(_OP["add"], (self, other), _AB)
 
     def __radd__(self, other):
-        from gpuvec.elementwise import add
-
-        return add(other, self)
+        return _core.elementwise(_OP["add"], (other, self), _AB)
 
     def __sub__(self, other):
-        from gpuvec.elementwise import subtract
-
-        return subtract(self, other)
+        return _core.elementwise(_OP["subtract"], (self, other), _AB)
 
     def __rsub__(self, other):
-        from gpuvec.elementwise import subtract
-
-        return subtract(other, self)
+        return _core.elementwise(_OP["subtract"], (other, self), _AB)
 
     def __mul__(self, other):
-        from gpuvec.elementwise import multiply
-
-        return multiply(self, other)
+        return _core.elementwise(_OP["multiply"], (self, other), _AB)
 
     def __rmul__(self, other):
-        from gpuvec.elementwise import multiply
-
-        return multiply(other, self)
+        return _core.elementwise(_OP["multiply"], (other, self), _AB)
 
     def __truediv__(self, other):
-        from gpuvec.elementwise import divide
-
-        return divide(self, other)
+        return _core.elementwise(_OP["divide"], (self, other), _AB)
 
     def __rtruediv__(self, other):
-        from gpuvec.elementwise import divide
+        return _core.elementwise(_OP["divide"], (other, self), _AB)
 
-        return divide(other, self)
+    def __pow__(self, other):
+        return _core.elementwise(_OP["power"], (self, other), _AB)
+
+    def __rpow__(self, other):
+        return _core.elementwise(_OP["power"], (other, self), _AB)
+
+    def __matmul__(self, other):
+        return self.dot(other)
+
+    def __rmatmul__(self, other):
+        return METHODS["dot"](other, self)
 
     def __neg__(self):
-        from gpuvec.elementwise import scale
-
-        return scale(self, -1.0)
+        return _core.elementwise(_OP["negative"], (self,), _X)
 
     def __pos__(self):
         return self.copy()
 
-    def __iadd__(self, other):
-        from gpuvec.elementwise import add
+    def __abs__(self):
+        return _core.elementwise(_OP["absolute"], (self,), _X)
 
-        return add(self, other, out=self)
+    def __iadd__(self, other):
+        return _core.elementwise(_OP["add"], (self, other), _AB, self)
 
     def __isub__(self, other):
-        from gpuvec.elementwise import subtract
-
-        return subtract(self, other, out=self)
+        return _core.elementwise(_OP["subtract"], (self, other), _AB, self)
 
     def __imul__(self, other):
-        from gpuvec.elementwise import multiply
-
-        return multiply(self, other, out=self)
+        return _core.elementwise(_OP["multiply"], (self, other), _AB, self)
 
     def __itruediv__(self, other):
-        from gpuvec.elementwise import divide
+        return _core.elementwise(_OP["divide"], (self, other), _AB, self)
 
-        return divide(self, other, out=self)
+    def __ipow__(self, other):
+        return _core.elementwise(_OP["power"], (self, other), _AB, self)
 
-    def sum(self):
-        """The sum of all elements, as a 0-d DeviceArray (see :func:`gpuvec.sum`)."""
-        from gpuvec.reductions import sum as total
+    def _no_comparison(self, other):
+        raise TypeError(
+            "comparisons of DeviceArrays need bool arrays, which gpuvec does not have yet: "
+            "compare on the host, e.g. gpuvec.asnumpy(d) > 0"
+        )
 
-        return total(self)
+    __lt__ = __le__ = __gt__ = __ge__ = __eq__ = __ne__ = _no_comparison
+    # Hashed by identity, as before the comparisons were refused: a DeviceArray
+    # can still be a dict key (looked up by identity first).
+    __hash__ = object.__hash__
+
+    def dot(self, other):
+        """The dot product with ``other`` (see :func:`gpuvec.dot`): a 0-d DeviceArray."""
+        return METHODS["dot"](self, other)
+
+    def sum(self, axis=None, *, dtype=None, keepdims=False):
+        """The sum over ``axis`` (see :func:`gpuvec.sum`)."""
+        return METHODS["sum"](self, axis, dtype=dtype, keepdims=keepdims)
+
+    def mean(self, axis=None, *, dtype=None, keepdims=False):
+        """The mean over ``axis`` (see :func:`gpuvec.mean`)."""
+        return METHODS["mean"](self, axis, dtype=dtype, keepdims=keepdims)
+
+    def max(self, axis=None, *, keepdims=False):
+        """The largest element over ``axis`` (see :func:`gpuvec.max`)."""
+        return METHODS["max"](self, axis, keepdims=keepdims)
+
+    def min(self, axis=None, *, keepdims=False):
+        """The smallest element over ``axis`` (see :func:`gpuvec.min`)."""
+        return METHODS["min"](self, axis, keepdims=keepdims)
+
+    def prod(self, axis=None, *, dtype=None, keepdims=False):
+        """The product over ``axis`` (see :func:`gpuvec.prod`)."""
+        return METHODS["prod"](self, axis, dtype=dtype, keepdims=keepdims)
+
+    def argmax(self, axis=None, *, keepdims=False):
+        """The index of the largest element over ``axis`` (see :func:`gpuvec.argmax`)."""
+        return METHODS["argmax"](self, axis, keepdims=keepdims)
+
+    def argmin(self, axis=None, *, keepdims=False):
+        """The index of the smallest element over ``axis`` (see :func:`gpuvec.argmin`)."""
+        return METHODS["argmin"](self, axis, keepdims=keepdims)
+
+    def var(self, axis=None, *, ddof=0, dtype=None, keepdims=False):
+        """The variance over ``axis`` (see :func:`gpuvec.var`).
+
+        Examples
+        --------
+        >>> import gpuvec
+        >>> m = gpuvec.arange(6).reshape(2, 3)
+        >>> float(m.var()), m.std(axis=1, keepdims=True).shape
+        (2.9166666666666665, (2, 1))
+        """
+        return METHODS["var"](self, axis, ddof=ddof, dtype=dtype, keepdims=keepdims)
+
+    def std(self, axis=None, *, ddof=0, dtype=None, keepdims=False):
+        """The standard deviation over ``axis`` (see :func:`gpuvec.std`)."""
+        return METHODS["std"](self, axis, ddof=ddof, dtype=dtype, keepdims=keepdims)
 
     # -- zero-copy exchange -------------------------------------------------------------------
 
@@ -524,12 +572,10 @@ class DeviceArray(_core.ArrayFields):
         source = self.copy() if copy else self
         if stream is not None and stream != -1:
             # The consumer reads on its stream: make it wait for our work.
-            from gpuvec.streams import Event
-
             consumer = 0 if stream == 1 else int(stream)
-            event = Event()
-            event._cuda.record(source._stream_handle)
-            event._cuda.wait_on(consumer)
+            event = _core.CudaEvent()
+            event.record(source._stream_handle)
+            event.wait_on(consumer)
         itemsize = self.itemsize
         return _core.to_dlpack(
             source,
@@ -542,20 +588,12 @@ class DeviceArray(_core.ArrayFields):
         )
 
 
-_core.register_device_array(DeviceArray, np.dtype(np.float32), _c_strides)
+# The op codes the operators use, from the op table; the argument names of
+# their error messages.
+_OP = ELEMENTWISE
+_AB, _X = ("a", "b"), ("x",)
 
-
-def _assign(target: DeviceArray, source) -> None:
-    """Copies ``source`` (a DeviceArray or a real scalar) into ``target``, broadcasting."""
-    from gpuvec._operands import run_cast
-    from gpuvec.creation import to_device
-    from gpuvec.elementwise import scale
-
-    if not isinstance(source, DeviceArray):
-        source = to_device(np.asarray(source, target.dtype))
-    source = source._broadcast_to(target.shape)
-    if source.dtype != target.dtype:
-        run_cast(source, target)
-    else:
-        # Multiplying by 1.0 is exact for every value, NaN and infinities included.
-        scale(source, 1.0, out=target)
+# The reductions behind the methods, registered by gpuvec.reductions (which
+# sits above this module): sum, mean, max, min, prod, argmax, argmin, var,
+# std and dot.
+METHODS: dict = {}

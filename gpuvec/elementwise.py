@@ -1,158 +1,22 @@
-"""Elementwise ops: the binary family (arithmetic, power, maximum, ...), scale and axpy."""
+"""Elementwise ops with parameters or three inputs: scale, axpy, clip and where.
+
+The plain ops of one or two arrays (``add``, ``exp``, ...) are made from the op
+table in :mod:`gpuvec.ufuncs`; these have signatures of their own, and run
+through the same single call into the core.
+"""
 
 from __future__ import annotations
 
+import math
+
 from gpuvec import _core
-from gpuvec._operands import elementwise, plain_call, scalar_arg
+from gpuvec._dtypes import scalar_arg, strong_scalars
+from gpuvec._table import ELEMENTWISE
 
-__all__ = [
-    "add",
-    "arctan2",
-    "atan2",
-    "axpy",
-    "divide",
-    "hypot",
-    "maximum",
-    "minimum",
-    "multiply",
-    "power",
-    "scale",
-    "subtract",
-]
+__all__ = ["axpy", "clip", "scale", "where"]
 
-
-def _plain_call(alpha, dtype, threads_per_block, stream) -> bool:
-    """True for a call the short path may take: a plain call (plain_call) with
-    a Python-number alpha, which, unlike a NumPy float64 scalar, never changes
-    the result dtype."""
-    return type(alpha) in (int, float) and plain_call(dtype, threads_per_block, stream)
-
-
-def _binary(op, a, b, out, dtype, threads_per_block, stream):
-    if plain_call(dtype, threads_per_block, stream):
-        # The short paths for plain ops on device arrays: contiguous, then strided.
-        if (result := _core.fast_binary(op, a, b, out)) is not None:
-            return result
-        if (result := _core.fast_binary_strided(op, a, b, out)) is not None:
-            return result
-
-    def launch(shape, sa, sb, so, backend, tpb, handle):
-        _core.binary(op, shape, sa, sb, so, backend, tpb, handle)
-
-    return elementwise(launch, {"a": a, "b": b}, out, dtype, threads_per_block, stream=stream)
-
-
-_BINARY_DOC = """{summary}, like :func:`numpy.{name}`.
-
-Parameters
-----------
-a, b : array_like or scalar
-    Real inputs (bool, int, float32 or float64; lists and scalars too), of
-    any shapes that broadcast together, with any strides.
-out : numpy.ndarray, optional
-    Where to write the result: writable, of the result's shape and dtype.
-    ``out=a`` works in place.
-dtype : {{numpy.float32, numpy.float64}}, optional
-    The dtype to compute and return in; by default float32 when all float
-    inputs are float32, else float64.
-threads_per_block : int, optional
-    CUDA block size (default 256). Above 1024 the launch fails with
-    :class:`gpuvec.CudaError`, on both backends.
-stream : gpuvec.Stream, optional
-    The stream to queue the work on (default: the current stream).
-
-Returns
--------
-numpy.ndarray or DeviceArray
-    ``{result}``, or ``out`` when given: a DeviceArray when the inputs
-    are DeviceArrays (which may not be mixed with NumPy arrays).
-
-Examples
---------
->>> import numpy as np, gpuvec
->>> gpuvec.{name}(np.array([6.0, 8.0]), np.array([2.0, 4.0]))
-array([{example}])
-"""
-
-
-def add(a, b, out=None, dtype=None, *, threads_per_block=None, stream=None):
-    return _binary(_core.ADD, a, b, out, dtype, threads_per_block, stream)
-
-
-def subtract(a, b, out=None, dtype=None, *, threads_per_block=None, stream=None):
-    return _binary(_core.SUBTRACT, a, b, out, dtype, threads_per_block, stream)
-
-
-def multiply(a, b, out=None, dtype=None, *, threads_per_block=None, stream=None):
-    return _binary(_core.MULTIPLY, a, b, out, dtype, threads_per_block, stream)
-
-
-def divide(a, b, out=None, dtype=None, *, threads_per_block=None, stream=None):
-    return _binary(_core.DIVIDE, a, b, out, dtype, threads_per_block, stream)
-
-
-def power(a, b, out=None, dtype=None, *, threads_per_block=None, stream=None):
-    return _binary(_core.POWER, a, b, out, dtype, threads_per_block, stream)
-
-
-def maximum(a, b, out=None, dtype=None, *, threads_per_block=None, stream=None):
-    return _binary(_core.MAXIMUM, a, b, out, dtype, threads_per_block, stream)
-
-
-def minimum(a, b, out=None, dtype=None, *, threads_per_block=None, stream=None):
-    return _binary(_core.MINIMUM, a, b, out, dtype, threads_per_block, stream)
-
-
-def hypot(a, b, out=None, dtype=None, *, threads_per_block=None, stream=None):
-    return _binary(_core.HYPOT, a, b, out, dtype, threads_per_block, stream)
-
-
-def atan2(a, b, out=None, dtype=None, *, threads_per_block=None, stream=None):
-    return _binary(_core.ATAN2, a, b, out, dtype, threads_per_block, stream)
-
-
-arctan2 = atan2  # NumPy's name
-
-add.__doc__ = _BINARY_DOC.format(summary="Add", name="add", result="a + b", example=" 8., 12.")
-subtract.__doc__ = _BINARY_DOC.format(
-    summary="Subtract", name="subtract", result="a - b", example="4., 4."
-)
-multiply.__doc__ = _BINARY_DOC.format(
-    summary="Multiply", name="multiply", result="a * b", example="12., 32."
-)
-divide.__doc__ = _BINARY_DOC.format(
-    summary="Divide", name="divide", result="a / b", example="3., 2."
-)
-power.__doc__ = _BINARY_DOC.format(
-    summary="Raise to a power (a negative base with a non-integer exponent gives NaN)",
-    name="power",
-    result="a ** b",
-    example="  36., 4096.",
-)
-maximum.__doc__ = _BINARY_DOC.format(
-    summary="The larger element, NaN where either is NaN (``fmax`` would drop NaN)",
-    name="maximum",
-    result="maximum(a, b)",
-    example="6., 8.",
-)
-minimum.__doc__ = _BINARY_DOC.format(
-    summary="The smaller element, NaN where either is NaN (``fmin`` would drop NaN)",
-    name="minimum",
-    result="minimum(a, b)",
-    example="2., 4.",
-)
-hypot.__doc__ = _BINARY_DOC.format(
-    summary="The hypotenuse ``sqrt(a**2 + b**2)``, without overflow or underflow",
-    name="hypot",
-    result="hypot(a, b)",
-    example="6.32455532, 8.94427191",
-)
-atan2.__doc__ = _BINARY_DOC.format(
-    summary="The angle of the point (b, a) in radians, in [-pi, pi] (also ``arctan2``)",
-    name="arctan2",
-    result="atan2(a, b)",
-    example="1.24904577, 1.10714872",
-)
+_SCALE, _AXPY = ELEMENTWISE["scale"], ELEMENTWISE["axpy"]
+_CLIP, _WHERE = ELEMENTWISE["clip"], ELEMENTWISE["where"]
 
 
 def scale(x, alpha, out=None, dtype=None, *, threads_per_block=None, stream=None):
@@ -184,14 +48,9 @@ def scale(x, alpha, out=None, dtype=None, *, threads_per_block=None, stream=None
            [4., 6.]], dtype=float32)
     """
     a = scalar_arg(alpha, "alpha")
-    if _plain_call(alpha, dtype, threads_per_block, stream):
-        if (result := _core.fast_scale(x, a, out)) is not None:
-            return result  # the short path for a device array
-
-    def launch(shape, sx, so, backend, tpb, handle):
-        _core.scale(a, shape, sx, so, backend, tpb, handle)
-
-    return elementwise(launch, {"x": x}, out, dtype, threads_per_block, (alpha,), stream)
+    return _core.elementwise(
+        _SCALE, (x,), ("x",), out, dtype, threads_per_block, stream, (a,), strong_scalars(alpha)
+    )
 
 
 def axpy(alpha, x, y, out=None, dtype=None, *, threads_per_block=None, stream=None):
@@ -218,11 +77,87 @@ def axpy(alpha, x, y, out=None, dtype=None, *, threads_per_block=None, stream=No
     array([12., 24.])
     """
     a = scalar_arg(alpha, "alpha")
-    if _plain_call(alpha, dtype, threads_per_block, stream):
-        if (result := _core.fast_axpy(a, x, y, out)) is not None:
-            return result  # the short path for device arrays
+    return _core.elementwise(
+        _AXPY,
+        (x, y),
+        ("x", "y"),
+        out,
+        dtype,
+        threads_per_block,
+        stream,
+        (a,),
+        strong_scalars(alpha),
+    )
 
-    def launch(shape, sx, sy, so, backend, tpb, handle):
-        _core.axpy(a, shape, sx, sy, so, backend, tpb, handle)
 
-    return elementwise(launch, {"x": x, "y": y}, out, dtype, threads_per_block, (alpha,), stream)
+def clip(x, lo, hi, out=None, dtype=None, *, threads_per_block=None, stream=None):
+    """Limit the values to ``[lo, hi]``, like :func:`numpy.clip`.
+
+    ``clip(x, lo, hi)`` is ``minimum(maximum(x, lo), hi)``: a NaN in ``x``,
+    ``lo`` or ``hi`` gives NaN, and where ``lo > hi`` the result is ``hi``.
+
+    Parameters
+    ----------
+    x : array_like
+        Real input of any shape and strides.
+    lo, hi : array_like, scalar or None
+        The bounds: arrays that broadcast with ``x``, or scalars; None leaves
+        that side open.
+    out, dtype, threads_per_block, stream
+        As for :func:`gpuvec.add`. ``out=x`` clips in place.
+
+    Returns
+    -------
+    numpy.ndarray or DeviceArray
+        The clipped values, or ``out`` when given.
+
+    Examples
+    --------
+    >>> import numpy as np, gpuvec
+    >>> gpuvec.clip(np.array([-2.0, 0.5, 3.0, np.nan]), 0.0, 1.0)
+    array([0. , 0.5, 1. , nan])
+    >>> gpuvec.clip(np.arange(4.0), np.array([1.0, 1.0, 0.0, 0.0]), None)
+    array([1., 1., 2., 3.])
+    """
+    # An open side is an infinite bound: a Python float, which does not
+    # change the result dtype.
+    lo = -math.inf if lo is None else lo
+    hi = math.inf if hi is None else hi
+    return _core.elementwise(
+        _CLIP, (x, lo, hi), ("x", "lo", "hi"), out, dtype, threads_per_block, stream
+    )
+
+
+def where(cond, a, b, out=None, dtype=None, *, threads_per_block=None, stream=None):
+    """Choose elements: ``a`` where ``cond`` is true, else ``b``, like :func:`numpy.where`.
+
+    Parameters
+    ----------
+    cond : array_like of bool
+        The choice, a bool array (or a list of bools) of any shape and
+        strides that broadcasts with ``a`` and ``b``. Any other dtype is a
+        TypeError: compare first (``x > 0``).
+    a, b : array_like or scalar
+        Real inputs; the result dtype is theirs, as for :func:`gpuvec.add`.
+    out, dtype, threads_per_block
+        As for :func:`gpuvec.add`.
+    stream : gpuvec.Stream, optional
+        The stream to queue the work on (default: the current stream).
+
+    Returns
+    -------
+    numpy.ndarray or DeviceArray
+        The chosen elements, or ``out`` when given: a DeviceArray when ``a``
+        or ``b`` is one (``cond`` is then copied to the device with the call).
+
+    Examples
+    --------
+    >>> import numpy as np, gpuvec
+    >>> x = np.array([-1.0, 2.0, -3.0])
+    >>> gpuvec.where(x > 0, x, 0.0)
+    array([0., 2., 0.])
+    """
+
+    return _core.elementwise(
+        _WHERE, (cond, a, b), ("cond", "a", "b"), out, dtype, threads_per_block, stream
+    )

@@ -14,8 +14,9 @@ import warnings
 import numpy as np
 
 from gpuvec import _core
-from gpuvec._operands import axis_reduction, plain_call, reduction, scalar_arg
-from gpuvec.device_array import DeviceArray
+from gpuvec._dtypes import scalar_arg
+from gpuvec._table import REDUCE
+from gpuvec.device_array import METHODS, DeviceArray
 
 __all__ = [
     "argmax",
@@ -84,19 +85,7 @@ def sum(x, axis=None, *, dtype=None, keepdims=False, threads_per_block=None, str
     array([[ 3.],
            [12.]])
     """
-    if axis is not None or keepdims:
-        return axis_reduction(
-            _core.REDUCE_SUM, "sum", x, axis, keepdims, dtype, threads_per_block, stream=stream
-        )
-
-    if plain_call(dtype, threads_per_block, stream):
-        if (result := _core.fast_total(x, None)) is not None:
-            return result  # the short path for a device array
-
-    def launch(shape, sx, sout, backend, tpb, handle):
-        _core.total(shape, sx, None, sout, backend, tpb, handle)
-
-    return reduction(launch, {"x": x}, dtype, threads_per_block, stream=stream)
+    return _core.reduce(REDUCE["sum"], x, None, axis, keepdims, dtype, threads_per_block, stream)
 
 
 def dot(x, y, *, dtype=None, threads_per_block=None, stream=None):
@@ -124,16 +113,7 @@ def dot(x, y, *, dtype=None, threads_per_block=None, stream=None):
     32.0
     """
 
-    if plain_call(dtype, threads_per_block, stream):
-        if (result := _core.fast_total(x, y)) is not None:
-            return result  # the short path for device arrays
-
-    def launch(shape, sx, sy, sout, backend, tpb, handle):
-        _core.total(shape, sx, sy, sout, backend, tpb, handle)
-
-    return reduction(
-        launch, {"x": x, "y": y}, dtype, threads_per_block, same_shape=True, stream=stream
-    )
+    return _core.reduce(REDUCE["dot"], x, y, None, False, dtype, threads_per_block, stream)
 
 
 _REDUCE_DOC = """{summary}, like :func:`numpy.{name}`.
@@ -199,81 +179,80 @@ def _doc(name, summary, details, returns, example_all, example_axis, **fields):
 
 
 def mean(x, axis=None, *, dtype=None, keepdims=False, threads_per_block=None, stream=None):
-    return axis_reduction(
-        _core.REDUCE_MEAN,
-        "mean",
+    return _core.reduce(
+        REDUCE["mean"],
         x,
+        None,
         axis,
         keepdims,
         dtype,
         threads_per_block,
-        warn_if_at_most=(0, "Mean of empty slice."),
-        stream=stream,
+        stream,
+        warn_at_most=0,
+        warning="Mean of empty slice.",
     )
 
 
 def min(x, axis=None, *, dtype=None, keepdims=False, threads_per_block=None, stream=None):
-    return axis_reduction(
-        _core.REDUCE_MIN,
-        "min",
+    return _core.reduce(
+        REDUCE["min"],
         x,
+        None,
         axis,
         keepdims,
         dtype,
         threads_per_block,
+        stream,
         empty_error="zero-size array to reduction operation minimum which has no identity",
-        stream=stream,
     )
 
 
 def max(x, axis=None, *, dtype=None, keepdims=False, threads_per_block=None, stream=None):
-    return axis_reduction(
-        _core.REDUCE_MAX,
-        "max",
+    return _core.reduce(
+        REDUCE["max"],
         x,
+        None,
         axis,
         keepdims,
         dtype,
         threads_per_block,
+        stream,
         empty_error="zero-size array to reduction operation maximum which has no identity",
-        stream=stream,
     )
 
 
 def argmin(x, axis=None, *, dtype=None, keepdims=False, threads_per_block=None, stream=None):
-    return axis_reduction(
-        _core.REDUCE_ARGMIN,
-        "argmin",
+    return _core.reduce(
+        REDUCE["argmin"],
         x,
+        None,
         axis,
         keepdims,
         dtype,
         threads_per_block,
+        stream,
         index=True,
         empty_error="attempt to get argmin of an empty sequence",
-        stream=stream,
     )
 
 
 def argmax(x, axis=None, *, dtype=None, keepdims=False, threads_per_block=None, stream=None):
-    return axis_reduction(
-        _core.REDUCE_ARGMAX,
-        "argmax",
+    return _core.reduce(
+        REDUCE["argmax"],
         x,
+        None,
         axis,
         keepdims,
         dtype,
         threads_per_block,
+        stream,
         index=True,
         empty_error="attempt to get argmax of an empty sequence",
-        stream=stream,
     )
 
 
 def prod(x, axis=None, *, dtype=None, keepdims=False, threads_per_block=None, stream=None):
-    return axis_reduction(
-        _core.REDUCE_PROD, "prod", x, axis, keepdims, dtype, threads_per_block, stream=stream
-    )
+    return _core.reduce(REDUCE["prod"], x, None, axis, keepdims, dtype, threads_per_block, stream)
 
 
 _FEW_DEGREES = "Degrees of freedom <= 0 for slice"
@@ -281,52 +260,54 @@ _FEW_DEGREES = "Degrees of freedom <= 0 for slice"
 
 def var(x, axis=None, *, ddof=0, dtype=None, keepdims=False, threads_per_block=None, stream=None):
     d = scalar_arg(ddof, "ddof")
-    return axis_reduction(
-        _core.REDUCE_VAR,
-        "var",
+    return _core.reduce(
+        REDUCE["var"],
         x,
+        None,
         axis,
         keepdims,
         dtype,
         threads_per_block,
+        stream,
         ddof=d,
-        warn_if_at_most=(d, _FEW_DEGREES),
-        stream=stream,
+        warn_at_most=d,
+        warning=_FEW_DEGREES,
     )
 
 
 def std(x, axis=None, *, ddof=0, dtype=None, keepdims=False, threads_per_block=None, stream=None):
     d = scalar_arg(ddof, "ddof")
-    return axis_reduction(
-        _core.REDUCE_STD,
-        "std",
+    return _core.reduce(
+        REDUCE["std"],
         x,
+        None,
         axis,
         keepdims,
         dtype,
         threads_per_block,
+        stream,
         ddof=d,
-        warn_if_at_most=(d, _FEW_DEGREES),
-        stream=stream,
+        warn_at_most=d,
+        warning=_FEW_DEGREES,
     )
 
 
 def nansum(x, axis=None, *, dtype=None, keepdims=False, threads_per_block=None, stream=None):
-    return axis_reduction(
-        _core.REDUCE_NANSUM, "nansum", x, axis, keepdims, dtype, threads_per_block, stream=stream
+    return _core.reduce(
+        REDUCE["nansum"], x, None, axis, keepdims, dtype, threads_per_block, stream
     )
 
 
 def nanmean(x, axis=None, *, dtype=None, keepdims=False, threads_per_block=None, stream=None):
-    result = axis_reduction(
-        _core.REDUCE_NANMEAN,
-        "nanmean",
+    result = _core.reduce(
+        REDUCE["nanmean"],
         x,
+        None,
         axis,
         keepdims,
         dtype,
         threads_per_block,
-        stream=stream,
+        stream,
     )
     # A row with no number gives NaN, as 0 / 0; NumPy warns about it. Other
     # NaN come from inf - inf, so look at the rows only when there is a NaN.
@@ -439,4 +420,19 @@ nanmean.__doc__ = _doc(
     "3.2",
     "array([2., 4.])",
     second="np.nan",
+)
+
+
+# The DeviceArray methods (d.sum(), d.mean(axis=0), ...) are these functions.
+METHODS.update(
+    sum=sum,
+    mean=mean,
+    max=max,
+    min=min,
+    prod=prod,
+    argmax=argmax,
+    argmin=argmin,
+    var=var,
+    std=std,
+    dot=dot,
 )

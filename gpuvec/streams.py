@@ -125,3 +125,6 @@ class Event:
         if self._host_time is None or end._host_time is None:
             raise ValueError("both events must be recorded before timing them")
         return (end._host_time - self._host_time) * 1e3
+
+
+_core.register_stream_context(_current_stream, Stream)

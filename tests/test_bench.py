@@ -15,6 +15,7 @@ import pytest
 
 import gpuvec
 import gpuvec.bench
+from gpuvec.bench._libraries import WORKLOADS_BY_OP as BY_OP
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -142,7 +143,8 @@ def test_json_schema(quick_run):
     for op in gpuvec.bench.OPS:
         measured = {r["dtype"] for r in results["rows"] if r["op"] == op}
         whole = any(s["op"] == op and s["dtype"] is None for s in results["skipped"])
-        assert whole or measured == {"float32", "float64"}, op
+        dtypes = set(BY_OP[op].dtypes) if op in BY_OP else {"float32", "float64"}
+        assert whole or measured == dtypes, op
     swept = {r["n"] for r in results["rows"] if r["op"] == "add"}
     assert swept == set(settings["sizes"])
     assert results["correct"] is True
@@ -153,7 +155,8 @@ def test_markdown_table(quick_run):
     text = (quick_run / "bench.md").read_text(encoding="utf-8")
     assert text.startswith("# gpuvec benchmarks")
     assert results["command"] in text
-    lines = [line for line in text.splitlines() if line.startswith("|")]
+    lines = smoke.markdown_tables(text)[0]
+    results["rows"] = [row for row in results["rows"] if not row.get("group")]
     header = [cell.strip() for cell in lines[0].strip("|").split("|")]
     expected = ["benchmark", "size", "dtype", "gpuvec time", "gpuvec GB/s", "% of copy"]
     for peer in results["settings"]["peers"]:
@@ -247,3 +250,116 @@ def test_progress_falls_back_to_text_lines(monkeypatch, capsys):
         "[0/3] add 2^10 float32",
         "[1/3] sum 2^10 float32",
     ]
+
+
+def _user_rows(results) -> dict:
+    rows: dict[str, list] = {}
+    for row in results["rows"]:
+        if row.get("group") == "users":
+            rows.setdefault(row["op"], []).append(row)
+    return rows
+
+
+def test_what_users_write_rows(quick_run):
+    """Every workload of the group has its rows (or a reason), with sane numbers, never times."""
+    results = json.loads((quick_run / "bench.json").read_text())
+    rows = _user_rows(results)
+    skipped = {s["op"]: s["reason"] for s in results["skipped"] if s["op"] in BY_OP}
+    assert set(rows) | set(skipped) == set(gpuvec.bench.USER_OPS)
+    assert {"expr_chain", "softmax_rows", "colstats", "call_add", "np_tiny_sum"} <= set(rows)
+    if gpuvec.backend() == "host":
+        assert set(skipped) == {"softmax_rows_torch", "to_host", "np_asarray"}
+        assert "compares with torch" in skipped["softmax_rows_torch"]
+    peers = results["settings"]["peers"]
+    for op, op_rows in rows.items():
+        w = BY_OP[op]
+        assert len(op_rows) == len(w.quick_shapes or w.shapes) * len(w.dtypes), op
+        for row in op_rows:
+            assert row["kind"] == w.kind
+            assert row["correct"] is True, row
+            assert row["data"] == ("host" if w.host_data else "device")
+            ours = row["results"]["gpuvec"]
+            assert ours["us_per_call"] > 0
+            assert ours["us_per_call"] == pytest.approx(ours["median_ms"] * 1e3, rel=1e-5)
+            if row["kind"] == "latency":
+                assert ours["gbps"] is None
+            else:
+                assert ours["gbps"] > 0  # a byte count is natural for every timed-call row
+            for name in peers:
+                if w.text(w.code, name, "xp") is not None:  # the library has code for it
+                    entry = row["results"][name]
+                    assert "error" not in entry, entry
+                    assert entry["ratio"] > 0
+                    assert entry["us_per_call"] > 0
+                else:
+                    assert name not in row["results"]
+            if w.baseline:
+                assert row["baseline"] == w.baseline
+                for name, entry in row["results"].items():
+                    assert entry["vs_baseline"] > 0, (op, name)
+    # The code shown is the code that ran, each library in its own spelling.
+    softmax = rows["softmax_rows"][0]["results"]
+    assert softmax["gpuvec"]["how"] == (
+        "e = gv.exp(x - gv.max(x, axis=1, keepdims=True)); e / gv.sum(e, axis=1, keepdims=True)"
+    )
+    assert "np.exp" in softmax["numpy"]["how"]
+    assert rows["expr_chain"][0]["results"]["gpuvec"]["how"] == "2.5*a*b + a - 0.5"
+    assert rows["call_stream"][0]["results"]["gpuvec"]["how"].startswith("with gv.Stream(): ")
+
+    text = (quick_run / "bench.md").read_text(encoding="utf-8")
+    assert "## What users write" in text
+    table = next(t for t in smoke.markdown_tables(text) if "gpuvec code" in t[0])
+    header = [cell.strip() for cell in table[0].strip("|").split("|")]
+    assert header[:7] == [
+        "benchmark",
+        "gpuvec code",
+        "shape",
+        "dtype",
+        "gpuvec \u00b5s",
+        "gpuvec GB/s",
+        "vs call_add",
+    ]
+    for peer in peers:
+        assert f"gpuvec/{peer}" in header
+    body = [[c.strip() for c in line.strip("|").split("|")] for line in table[2:]]
+    assert [cells[0] for cells in body] == [r["op"] for r in results["rows"] if r.get("group")]
+    expr = next(cells for cells in body if cells[0] == "expr_chain")
+    assert expr[1] == "`2.5*a*b + a - 0.5`"
+    assert float(expr[4].replace(",", "")) > 0
+
+
+def test_user_rows_without_peers_and_dtypes():
+    """A missing peer costs its columns and the rows that compare with it alone, not the run."""
+    results = gpuvec.bench.run(
+        ops="softmax_rows_torch,call_add,call_stream,sqrt",
+        dtypes="float64",
+        peers="none",
+        quick=True,
+        progress=False,
+    )
+    assert results["correct"] is True
+    reasons = {s["op"]: s["reason"] for s in results["skipped"]}
+    assert "compares with torch" in reasons["softmax_rows_torch"]
+    assert "float32 only" in reasons["sqrt"]
+    assert "call_add" in reasons  # float32 only as well
+    assert results["rows"] == []
+    results = gpuvec.bench.run(
+        ops="call_add,call_stream", peers="none", quick=True, progress=False
+    )
+    assert [row["op"] for row in results["rows"]] == ["call_add", "call_stream"]
+    for row in results["rows"]:
+        assert set(row["results"]) == {"gpuvec"}
+    assert results["rows"][1]["results"]["gpuvec"]["vs_baseline"] > 0
+    text = gpuvec.bench.to_markdown(results)
+    assert "| call_stream | `with gv.Stream(): gv.add(a, b)` | 2^10 | float32 |" in text
+    json.dumps(results, allow_nan=False)
+
+
+def test_wrong_user_row_fails_the_run(monkeypatch):
+    real_exp = gpuvec.exp
+    monkeypatch.setattr(gpuvec, "exp", lambda x, *args, **kwargs: real_exp(x) + 1e-3)
+    results = gpuvec.bench.run(ops="softmax_rows,expr_chain", quick=True, progress=False)
+    verdicts = {row["op"]: row["correct"] for row in results["rows"]}
+    assert verdicts == {"softmax_rows": False, "expr_chain": True}
+    assert results["correct"] is False
+    assert "softmax_rows" in gpuvec.bench.to_markdown(results).split("## Incorrect results")[1]

@@ -10,11 +10,12 @@ MODULES = [
     "gpuvec._backend",
     "gpuvec._dtypes",
     "gpuvec._errors",
-    "gpuvec._operands",
+    "gpuvec._table",
     "gpuvec.blas",
+    "gpuvec.device_array",
     "gpuvec.elementwise",
     "gpuvec.reductions",
-    "gpuvec.unary",
+    "gpuvec.ufuncs",
 ]
 
 

@@ -1,5 +1,7 @@
 """How close a result must be to NumPy's float64 reference, stated once."""
 
+import warnings
+
 import numpy as np
 
 # Units in the last place that each op may be off by, counted against the
@@ -13,7 +15,12 @@ ULPS = {
     # elementwise, unary
     "negative": 0,
     "abs": 0,
+    "absolute": 0,
     "sqrt": 0,
+    "floor": 0,
+    "ceil": 0,
+    "round": 0,
+    "sign": 0,
     "exp": 3,
     "log": 2,
     "log1p": 2,
@@ -22,12 +29,21 @@ ULPS = {
     "cos": 3,
     "tanh": 3,
     "sigmoid": 4,
+    "tan": 4,
+    "arcsin": 3,
+    "arccos": 3,
+    "arctan": 3,
     # elementwise, binary
+    "add": 0,
+    "subtract": 0,
+    "multiply": 0,
+    "divide": 0,
     "maximum": 0,
     "minimum": 0,
     "power": 5,
     "hypot": 3,
     "atan2": 3,
+    "arctan2": 3,
 }
 
 
@@ -82,3 +98,67 @@ def assert_sum_close(result, exact, magnitude, dtype, n):
     np.testing.assert_array_equal(result[special], exact[special])
     error = np.abs(result - exact)
     assert np.all(error[~special] <= tol[~special]), (result, exact, tol)
+
+
+# Reductions whose result must be NumPy's exactly: a chosen element or its index.
+INDEX_REDUCTIONS = {"argmin", "argmax"}
+EXACT_REDUCTIONS = {"min", "max"} | INDEX_REDUCTIONS
+
+
+def reduction_reference(name, x, axis=None, keepdims=False, ddof=0):
+    """NumPy's ``name`` in float64 on the same (already cast) data."""
+    kwargs = {"axis": axis, "keepdims": keepdims}
+    if name in ("var", "std"):
+        kwargs["ddof"] = ddof
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore", RuntimeWarning)
+        return np.asarray(getattr(np, name)(np.asarray(x, np.float64), **kwargs))
+
+
+def assert_reduction_close(name, result, x, dtype, axis=None, keepdims=False, ddof=0):
+    """Asserts a reduction's values against NumPy's float64 reference.
+
+    ``result`` is what gpuvec returned (any array-like: a number, a NumPy
+    array, a host copy of a DeviceArray); ``x`` the (already cast) input and
+    ``dtype`` the dtype the reduction computed in. Shapes must match NumPy's;
+    min, max, argmin and argmax must match exactly, the sums, means, products
+    and spreads within the error of a float64 accumulation plus one rounding
+    to ``dtype``.
+    """
+    expected = reduction_reference(name, x, axis, keepdims, ddof)
+    result = np.asarray(result)
+    assert result.shape == expected.shape, (result.shape, expected.shape)
+    if name in EXACT_REDUCTIONS:
+        np.testing.assert_array_equal(result, expected)
+        return
+    x64 = np.asarray(x, np.float64)
+    n = x64.size // max(expected.size, 1)
+    if name in ("sum", "mean", "nansum", "nanmean"):
+        finite = np.nan_to_num(x64, nan=0.0)
+        magnitude = np.sum(np.abs(finite), axis=axis, keepdims=keepdims)
+        if name == "mean":
+            magnitude = magnitude / max(n, 1)
+        elif name == "nanmean":
+            count = np.sum(~np.isnan(x64), axis=axis, keepdims=keepdims)
+            magnitude = magnitude / np.maximum(count, 1)
+        assert_sum_close(result, expected, magnitude, dtype, n)
+    elif name == "prod":
+        rtol = 4 * np.finfo(dtype).eps + 4 * n * np.finfo(np.float64).eps
+        np.testing.assert_allclose(result, expected, rtol=rtol, atol=np.finfo(dtype).tiny)
+    elif name in ("var", "std"):
+        # Two passes in float64, rounded once. Rounding errors scale with the
+        # data's mean square, not with the variance, which may be tiny.
+        mean_square = np.mean(x64**2, axis=axis, keepdims=keepdims) if x64.size else 0.0
+        atol = 8 * (n + 1) * np.finfo(np.float64).eps * mean_square
+        if name == "std":
+            atol = np.sqrt(atol)
+        tol = 4 * np.finfo(dtype).eps * np.abs(expected) + atol + np.finfo(dtype).tiny
+        special = ~np.isfinite(expected)
+        np.testing.assert_array_equal(result[special], expected[special])
+        error = np.abs(result.astype(np.float64) - expected)
+        assert np.all(error[~special] <= np.broadcast_to(tol, error.shape)[~special]), (
+            result,
+            expected,
+        )
+    else:
+        raise AssertionError(f"no tolerance stated for the reduction {name!r}")

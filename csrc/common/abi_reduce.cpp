@@ -1,49 +1,39 @@
-// The extern "C" launchers of gpuvec/reduce.h: validate, simplify the two
-// layouts (the rows and the elements of a row), pick the backend.
+// gpuvec_reduce: the reductions of x (and y) over its last dimensions.
+//
+// The boundary checks the descriptors, converts x to the compute dtype where
+// it is in memory of another dtype, and builds two layouts: `rows` over out
+// and the start of each row of x, `row` over the elements of one row. Full
+// sums and dot products take the backends' single-pass sum and dot; the
+// rest, the row reductions. Host arrays on the CUDA backend are staged: sum
+// and dot chunk by chunk, the others through a device copy of x.
 #include <stdint.h>
 
 #include <string>
+#include <vector>
 
-#include "backends.hpp"
+#include "../kit/backends.hpp"
+#include "../kit/dtype.hpp"
+#include "../kit/error.hpp"
+#include "../kit/view.hpp"
+#include "arrays.hpp"
 #include "checks.hpp"
-#include "error.hpp"
 #include "gpuvec/layout.hpp"
-#include "gpuvec/reduce.h"
+#include "op_table.hpp"
+#include "temporaries.hpp"
 
 namespace gpuvec {
 namespace {
 
-const char* op_name(gpuvec_reduce_op op) {
-  switch (op) {
-    case GPUVEC_REDUCE_SUM:
-      return "sum";
-    case GPUVEC_REDUCE_MEAN:
-      return "mean";
-    case GPUVEC_REDUCE_MIN:
-      return "min";
-    case GPUVEC_REDUCE_MAX:
-      return "max";
-    case GPUVEC_REDUCE_ARGMIN:
-      return "argmin";
-    case GPUVEC_REDUCE_ARGMAX:
-      return "argmax";
-    case GPUVEC_REDUCE_PROD:
-      return "prod";
-    case GPUVEC_REDUCE_VAR:
-      return "var";
-    case GPUVEC_REDUCE_STD:
-      return "std";
-    case GPUVEC_REDUCE_NANSUM:
-      return "nansum";
-    case GPUVEC_REDUCE_NANMEAN:
-      return "nanmean";
-    case GPUVEC_REDUCE_ASUM:
-      return "asum";
-    case GPUVEC_REDUCE_NRM2:
-      return "nrm2";
-  }
-  throw_invalid_argument("unknown reduce op " + std::to_string(static_cast<int>(op)));
-}
+struct Call {
+  gpuvec_reduce_op op;
+  gpuvec_array out;
+  gpuvec_array x;
+  gpuvec_array y;  // dot's second input
+  int kept;        // x's leading dimensions, which out has
+  double ddof;
+  int threads_per_block;
+  gpuvec_stream stream;
+};
 
 // Ops without a value for an empty row.
 bool needs_elements(gpuvec_reduce_op op) {
@@ -56,63 +46,198 @@ bool keeps_order(gpuvec_reduce_op op) {
   return op == GPUVEC_REDUCE_ARGMIN || op == GPUVEC_REDUCE_ARGMAX;
 }
 
+// Sums and dot products of every element: the backends' single-pass kernels.
+bool is_total(const Call& c) {
+  return (c.op == GPUVEC_REDUCE_SUM || c.op == GPUVEC_REDUCE_DOT) && c.kept == 0;
+}
+
+// The two layouts of a row reduction, as the backends take them.
 template <class T>
-gpuvec_status reduce(gpuvec_backend backend, gpuvec_reduce_op op, int out_ndim,
-                     const int64_t* out_shape, int red_ndim, const int64_t* red_shape, const T* x,
-                     const int64_t* x_out_strides, const int64_t* x_red_strides, void* out,
-                     const int64_t* out_strides, double ddof, int threads_per_block,
-                     gpuvec_stream stream) {
-  return guard([&] {
-    check_backend(backend);
-    check_threads_per_block(backend, threads_per_block, true);
-    const char* name = op_name(op);
-    const Layout<2> rows = simplify_layout<2>(out_ndim, out_shape, {out_strides, x_out_strides});
-    // The other ops may visit a row in any order, so simplify_layout may
-    // flip, reorder and merge its dimensions to walk x's memory forwards.
-    const Layout<1> row = keeps_order(op)
-                              ? ordered_layout(red_ndim, red_shape, x_red_strides)
-                              : simplify_layout<1>(red_ndim, red_shape, {x_red_strides});
-    check_pointer(out, rows.size, "out");
-    check_pointer(x, rows.size * row.size, "x");
-    if (rows.size == 0) return;
-    if (row.size == 0 && needs_elements(op)) {
-      throw_invalid_argument(std::string("zero-size reduction: ") + name +
-                             " of no elements has no value");
-    }
-    const T* px = x + rows.offset[1] + row.offset[0];
-    void* po = keeps_order(op) ? static_cast<void*>(static_cast<int64_t*>(out) + rows.offset[0])
-                               : static_cast<void*>(static_cast<T*>(out) + rows.offset[0]);
-    if (backend == GPUVEC_BACKEND_CUDA) {
-      cuda::reduce(op, rows, row, px, po, ddof, threads_per_block, stream);
+void row_reduction(const Call& c, Place place) {
+  const int red = c.x.ndim - c.kept;
+  const Layout<2> rows = simplify_layout<2>(c.kept, c.out.shape, {c.out.strides, c.x.strides});
+  // The other ops may visit a row in any order, so simplify_layout may flip,
+  // reorder and merge its dimensions to walk x's memory forwards.
+  const Layout<1> row = keeps_order(c.op)
+                            ? ordered_layout(red, c.x.shape + c.kept, c.x.strides + c.kept)
+                            : simplify_layout<1>(red, c.x.shape + c.kept, {c.x.strides + c.kept});
+  const T* x = static_cast<const T*>(c.x.data) + rows.offset[1] + row.offset[0];
+  void* out = static_cast<char*>(c.out.data) +
+              rows.offset[0] * static_cast<int64_t>(itemsize(c.out.dtype));
+  if (place == Place::kDevice) {
+    cuda::reduce<T>(c.op, rows, row, x, out, c.ddof, c.threads_per_block, c.stream);
+  } else {
+    host::reduce<T>(c.op, rows, row, x, out, c.ddof, c.threads_per_block, c.stream);
+  }
+}
+
+template <class T>
+void total(const Call& c, Place place) {
+  T* result = static_cast<T*>(c.out.data);
+  if (c.op == GPUVEC_REDUCE_SUM) {
+    const Layout<1> L = simplify_layout<1>(c.x.ndim, c.x.shape, {c.x.strides});
+    const T* x = static_cast<const T*>(c.x.data) + L.offset[0];
+    if (place == Place::kDevice) {
+      cuda::sum<T>(L, x, result, c.threads_per_block, c.stream);
     } else {
-      host::reduce(op, rows, row, px, po, ddof, threads_per_block, stream);
+      host::sum<T>(L, x, result, c.threads_per_block, c.stream);
     }
-  });
+    return;
+  }
+  const Layout<2> L = simplify_layout<2>(c.x.ndim, c.x.shape, {c.x.strides, c.y.strides});
+  const T* x = static_cast<const T*>(c.x.data) + L.offset[0];
+  const T* y = static_cast<const T*>(c.y.data) + L.offset[1];
+  if (place == Place::kDevice) {
+    cuda::dot<T>(L, x, y, result, c.threads_per_block, c.stream);
+  } else {
+    host::dot<T>(L, x, y, result, c.threads_per_block, c.stream);
+  }
+}
+
+// On the host or the device, out and x in the same memory.
+template <class T>
+void run_in_memory(Call c, Place place) {
+  const gpuvec_memory memory = place == Place::kDevice ? GPUVEC_MEMORY_DEVICE : GPUVEC_MEMORY_HOST;
+  Scratch scratch(c.stream);
+  const gpuvec_dtype compute = dtype_of<T>();
+  if (c.x.dtype != compute) c.x = converted(c.x, compute, scratch, c.stream);
+  if (c.op == GPUVEC_REDUCE_DOT && c.y.dtype != compute) {
+    c.y = converted(c.y, compute, scratch, c.stream);
+  }
+  // Rows are read while results are written: an out in x's memory is
+  // computed into a temporary first.
+  const gpuvec_array out = c.out;
+  const bool via_temporary =
+      overlaps(out, c.x) || (c.op == GPUVEC_REDUCE_DOT && overlaps(out, c.y));
+  if (via_temporary) c.out = temporary_like(out, out.dtype, memory, false, scratch);
+  if (is_total(c)) {
+    total<T>(c, place);
+  } else {
+    row_reduction<T>(c, place);
+  }
+  if (via_temporary) copy_array(out, c.out, memory, c.stream);
+}
+
+HostView host_view(const gpuvec_array& a, const Layout<1>& walk, int64_t offset) {
+  char* data = static_cast<char*>(a.data) + offset * static_cast<int64_t>(itemsize(a.dtype));
+  return {data, a.dtype, 0.0, walk};
+}
+
+// C-ordered (dense) strides of a's shape.
+void c_strides(const gpuvec_array& a, int64_t* strides) {
+  int64_t stride = 1;
+  for (int d = a.ndim - 1; d >= 0; --d) {
+    strides[d] = stride;
+    stride *= a.shape[d];
+  }
+}
+
+// Host arrays on the CUDA backend.
+template <class T>
+void run_staged(const Call& c) {
+  const gpuvec_dtype compute = dtype_of<T>();
+  if (is_total(c)) {
+    // Chunk by chunk, each chunk's total in double.
+    double result = 0;
+    if (c.op == GPUVEC_REDUCE_SUM) {
+      const Layout<1> L = simplify_layout<1>(c.x.ndim, c.x.shape, {c.x.strides});
+      result =
+          cuda::staged_sum(compute, L.size, host_view(c.x, L, L.offset[0]), c.threads_per_block);
+    } else {
+      const Layout<2> L = simplify_layout<2>(c.x.ndim, c.x.shape, {c.x.strides, c.y.strides});
+      result =
+          cuda::staged_dot(compute, L.size, host_view(c.x, operand_layout(L, 0), L.offset[0]),
+                           host_view(c.y, operand_layout(L, 1), L.offset[1]), c.threads_per_block);
+    }
+    *static_cast<T*>(c.out.data) = static_cast<T>(result);
+    return;
+  }
+  // The others need all of x at once: upload it (converted on the way), in
+  // C order, reduce on the device, and bring the results back.
+  Scratch scratch(c.stream);
+  Call d = c;
+  d.x.memory = d.out.memory = GPUVEC_MEMORY_DEVICE;
+  d.x.dtype = compute;
+  c_strides(d.x, d.x.strides);
+  c_strides(d.out, d.out.strides);
+  const int64_t n = element_count(c.x), m = element_count(c.out);
+  d.x.data = scratch.take(GPUVEC_MEMORY_DEVICE, static_cast<size_t>(n) * sizeof(T));
+  d.out.data = scratch.take(GPUVEC_MEMORY_DEVICE, static_cast<size_t>(m) * itemsize(c.out.dtype));
+  cuda::upload(host_view(c.x, ordered_layout(c.x.ndim, c.x.shape, c.x.strides), 0), n, compute,
+               d.x.data, c.stream);
+  row_reduction<T>(d, Place::kDevice);
+  cuda::download(d.out.data, c.out.dtype, m,
+                 host_view(c.out, ordered_layout(c.out.ndim, c.out.shape, c.out.strides), 0),
+                 c.stream);
 }
 
 }  // namespace
 }  // namespace gpuvec
 
-// One line per dtype: the template above does the work.
-extern "C" {
+extern "C" gpuvec_status gpuvec_reduce(gpuvec_reduce_op op, const gpuvec_array* out,
+                                       const gpuvec_array* x, const gpuvec_array* y,
+                                       int reduced_ndim, gpuvec_dtype compute, double ddof,
+                                       const gpuvec_launch* launch) {
+  using namespace gpuvec;  // NOLINT: this function only
+  return guard([&] {
+    check_launch(launch, true);
+    const gpuvec_op_info& info = reduce_info(op);
+    if (!is_float(compute)) {
+      throw_invalid_argument(std::string("compute must be float32 or float64, got ") +
+                             dtype_name(compute));
+    }
+    const Named xn{x, "x"}, yn{y, "y"}, on{out, "out"};
+    check_array(xn, false);
+    check_dtype(xn, -1);
+    std::vector<Named> arrays{on, xn};
+    if (info.arity == 2) {
+      check_array(yn, false);
+      check_same_shape(yn, xn);
+      check_dtype(yn, -1);
+      arrays.push_back(yn);
+    } else if (y != nullptr) {
+      throw_invalid_argument(std::string(info.name) + " takes one input, but y is given");
+    }
+    if (reduced_ndim < 0 || reduced_ndim > x->ndim) {
+      throw_invalid_argument("reduced_ndim must be between 0 and x's ndim " +
+                             std::to_string(x->ndim) + ", got " + std::to_string(reduced_ndim));
+    }
+    if (info.arity == 2 && reduced_ndim != x->ndim) {
+      throw_invalid_argument(std::string(info.name) + " reduces every dimension of x");
+    }
+    check_array(on, false);
+    check_dtype(on, info.params ? GPUVEC_INT64 : compute);
+    const int kept = x->ndim - reduced_ndim;
+    bool same = out->ndim == kept;
+    for (int d = 0; same && d < kept; ++d) same = out->shape[d] == x->shape[d];
+    if (!same) {
+      throw_invalid_argument("out must have the shape of x's first " + std::to_string(kept) +
+                             " dimensions");
+    }
+    const Place place = place_of(launch->backend, arrays);
+    if (element_count(*out) == 0) return;
+    int64_t row_size = 1;
+    for (int d = kept; d < x->ndim; ++d) row_size *= x->shape[d];
+    if (row_size == 0 && needs_elements(op)) {
+      throw_invalid_argument(std::string("zero-size reduction: ") + info.name +
+                             " of no elements has no value");
+    }
 
-gpuvec_status gpuvec_reduce_f32(gpuvec_backend backend, gpuvec_reduce_op op, int out_ndim,
-                                const int64_t* out_shape, int red_ndim, const int64_t* red_shape,
-                                const float* x, const int64_t* x_out_strides,
-                                const int64_t* x_red_strides, void* out,
-                                const int64_t* out_strides, double ddof, int threads_per_block,
-                                gpuvec_stream stream) {
-  return gpuvec::reduce(backend, op, out_ndim, out_shape, red_ndim, red_shape, x, x_out_strides,
-                        x_red_strides, out, out_strides, ddof, threads_per_block, stream);
+    Call c{op,
+           *out,
+           *x,
+           y != nullptr ? *y : gpuvec_array{},
+           kept,
+           ddof,
+           launch->threads_per_block,
+           launch->stream};
+    with_float(compute, [&](auto zero) {
+      using T = decltype(zero);
+      if (place == Place::kStaged) {
+        run_staged<T>(c);
+      } else {
+        run_in_memory<T>(c, place);
+      }
+    });
+  });
 }
-gpuvec_status gpuvec_reduce_f64(gpuvec_backend backend, gpuvec_reduce_op op, int out_ndim,
-                                const int64_t* out_shape, int red_ndim, const int64_t* red_shape,
-                                const double* x, const int64_t* x_out_strides,
-                                const int64_t* x_red_strides, void* out,
-                                const int64_t* out_strides, double ddof, int threads_per_block,
-                                gpuvec_stream stream) {
-  return gpuvec::reduce(backend, op, out_ndim, out_shape, red_ndim, red_shape, x, x_out_strides,
-                        x_red_strides, out, out_strides, ddof, threads_per_block, stream);
-}
-
-}  // extern "C"

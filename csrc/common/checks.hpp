@@ -1,4 +1,4 @@
-// Argument checks shared by the extern "C" launchers (abi_*.cpp).
+// Argument checks of the extern "C" entry points (abi_*.cpp).
 #ifndef GPUVEC_COMMON_CHECKS_HPP
 #define GPUVEC_COMMON_CHECKS_HPP
 
@@ -6,9 +6,8 @@
 
 #include <string>
 
-#include "error.hpp"
-#include "gpuvec/runtime.h"
-#include "gpuvec/status.h"
+#include "../kit/error.hpp"
+#include "gpuvec/gpuvec.h"
 
 namespace gpuvec {
 
@@ -45,6 +44,13 @@ inline void check_threads_per_block(gpuvec_backend backend, int threads_per_bloc
 template <class P>
 inline void check_pointer(const P* ptr, int64_t size, const char* name) {
   if (ptr == nullptr && size > 0) throw_invalid_argument(std::string(name) + " is a null pointer");
+}
+
+// The launch of a call (reduction: its blocks combine whole warps).
+inline void check_launch(const gpuvec_launch* launch, bool reduction) {
+  if (launch == nullptr) throw_invalid_argument("launch is a null pointer");
+  check_backend(launch->backend);
+  check_threads_per_block(launch->backend, launch->threads_per_block, reduction);
 }
 
 }  // namespace gpuvec

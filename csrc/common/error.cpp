@@ -1,5 +1,5 @@
 // The thread-local last error behind gpuvec_last_error_*.
-#include "error.hpp"
+#include "../kit/error.hpp"
 
 #include <string>
 

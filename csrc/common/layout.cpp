@@ -5,7 +5,7 @@
 #include <string>
 #include <utility>
 
-#include "error.hpp"
+#include "../kit/error.hpp"
 
 namespace gpuvec {
 

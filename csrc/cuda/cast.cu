@@ -1,6 +1,7 @@
-// float32 <-> float64 conversion on the CUDA backend: one grid-stride kernel
-// with the contiguous case split out, so that it compiles to plain loads.
-#include "../common/cast.hpp"
+// Conversions, strided copies and fills on the CUDA backend: one grid-stride
+// kernel with the contiguous case split out, so that it compiles to plain
+// loads.
+#include "../kit/backends.hpp"
 #include "check.cuh"
 #include "launch.cuh"
 
@@ -8,16 +9,16 @@ namespace gpuvec::cuda {
 namespace {
 
 template <bool Contiguous, class To, class From>
-__global__ void cast_kernel(const Layout<2> L, To* __restrict__ out, const From* __restrict__ x) {
+__global__ void cast_kernel(const Layout<2> L, To* __restrict__ out, const Operand<From> x) {
   const int64_t step = static_cast<int64_t>(gridDim.x) * blockDim.x;
   for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < L.size;
        i += step) {
     if constexpr (Contiguous) {
-      out[i] = static_cast<To>(x[i]);
+      out[i] = static_cast<To>(x.at(i));
     } else {
       int64_t off[2];
       L.offsets(i, off);
-      out[off[0]] = static_cast<To>(x[off[1]]);
+      out[off[0]] = static_cast<To>(x.at(off[1]));
     }
   }
 }
@@ -25,7 +26,7 @@ __global__ void cast_kernel(const Layout<2> L, To* __restrict__ out, const From*
 }  // namespace
 
 template <class To, class From>
-void cast(const Layout<2>& L, To* out, const From* x, gpuvec_stream stream) {
+void cast(const Layout<2>& L, To* out, Operand<From> x, gpuvec_stream stream) {
   const int threads = kDefaultThreadsPerBlock;
   const int blocks = grid_size(L.size, threads, 16);
   const cudaStream_t s = as_cuda_stream(stream);
@@ -37,7 +38,9 @@ void cast(const Layout<2>& L, To* out, const From* x, gpuvec_stream stream) {
   check_launch("cast_kernel");
 }
 
-template void cast<double, float>(const Layout<2>&, double*, const float*, gpuvec_stream);
-template void cast<float, double>(const Layout<2>&, float*, const double*, gpuvec_stream);
+#define GPUVEC_INSTANTIATE(To, From) \
+  template void cast<To, From>(const Layout<2>&, To*, Operand<From>, gpuvec_stream);
+GPUVEC_CAST_TYPES(GPUVEC_INSTANTIATE)
+#undef GPUVEC_INSTANTIATE
 
 }  // namespace gpuvec::cuda

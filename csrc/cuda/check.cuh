@@ -7,7 +7,7 @@
 
 #include <string>
 
-#include "../common/error.hpp"
+#include "../kit/error.hpp"
 #include "gpuvec/runtime.h"
 #include "gpuvec/status.h"
 

@@ -5,6 +5,8 @@
 //     scalar tail;
 //   - one strided dimension: offsets are i * stride, no division;
 //   - N-d strided: each thread decomposes its linear index.
+// Each input is an Operand: an array, or a scalar that every lane reads as a
+// value (a test that is uniform across the launch).
 // The grid covers the whole array in one pass: each block takes one tile of
 // kUnroll * blockDim.x packs (elements). A loop over tiles remains only for
 // arrays beyond what one grid can count.
@@ -15,6 +17,7 @@
 
 #include <utility>
 
+#include "../kit/operand.hpp"
 #include "check.cuh"
 #include "gpuvec/layout.hpp"
 #include "launch.cuh"
@@ -23,12 +26,6 @@ namespace gpuvec::cuda {
 // Internal linkage: every .cu file that includes this gets its own copy of
 // the kernels, so no kernel is registered with the CUDA runtime twice.
 namespace {
-
-// V elements moved by one aligned load or store (V * sizeof(T) == 16 bytes).
-template <class T, int V>
-struct alignas(sizeof(T) * V) Pack {
-  T v[V];
-};
 
 // The packs come by value, not by reference: copying a whole aligned pack out
 // of global memory is what makes the compiler emit one 16-byte load
@@ -49,7 +46,7 @@ __device__ __forceinline__ Pack<T, V> apply_lanes(F f, const P... in) {
 constexpr int kUnroll = 2;
 
 template <class T, int V, class F, class... In>
-__global__ void map_contiguous(int64_t n, F f, T* __restrict__ out, const In* __restrict__... in) {
+__global__ void map_contiguous(int64_t n, F f, T* __restrict__ out, const Operand<In>... in) {
   const int64_t packs = n / V;
   const int64_t tile = static_cast<int64_t>(blockDim.x) * kUnroll;
   auto* out_packs = reinterpret_cast<Pack<T, V>*>(out);
@@ -58,28 +55,27 @@ __global__ void map_contiguous(int64_t n, F f, T* __restrict__ out, const In* __
       Pack<T, V> r[kUnroll];
 #pragma unroll
       for (int u = 0; u < kUnroll; ++u) {
-        r[u] =
-            apply_lanes<T, V>(f, reinterpret_cast<const Pack<In, V>*>(in)[p + u * blockDim.x]...);
+        r[u] = apply_lanes<T, V>(f, in.template pack<V>(p + u * blockDim.x)...);
       }
 #pragma unroll
       for (int u = 0; u < kUnroll; ++u) out_packs[p + u * blockDim.x] = r[u];
     } else {  // the last tile
       for (int64_t q = p; q < packs; q += blockDim.x) {
-        out_packs[q] = apply_lanes<T, V>(f, reinterpret_cast<const Pack<In, V>*>(in)[q]...);
+        out_packs[q] = apply_lanes<T, V>(f, in.template pack<V>(q)...);
       }
     }
   }
   // The n % V elements after the last pack.
   const int64_t i = packs * V + threadIdx.x;
-  if (blockIdx.x == 0 && i < n) out[i] = f(in[i]...);
+  if (blockIdx.x == 0 && i < n) out[i] = f(in.at(i)...);
 }
 
 template <int N, class T, class F, class... In, size_t... K>
 __device__ __forceinline__ void map_one(const Layout<N>& L, int64_t i, F f, T* out,
-                                        std::index_sequence<K...>, const In*... in) {
+                                        std::index_sequence<K...>, const Operand<In>... in) {
   int64_t off[N];
   L.offsets(i, off);
-  out[off[0]] = f(in[off[K + 1]]...);
+  out[off[0]] = f(in.at(off[K + 1])...);
 }
 
 // One strided dimension (a step slice, a reversed array, a column): offsets
@@ -87,7 +83,7 @@ __device__ __forceinline__ void map_one(const Layout<N>& L, int64_t i, F f, T* o
 // tile, all loads first, for the same reason as map_contiguous.
 template <int N, class T, class F, class... In, size_t... K>
 __device__ __forceinline__ void map_1d(const Layout<N>& L, F f, T* out, std::index_sequence<K...>,
-                                       const In*... in) {
+                                       const Operand<In>... in) {
   const int64_t n = L.size;
   const int64_t tile = static_cast<int64_t>(blockDim.x) * kUnroll;
   for (int64_t i = blockIdx.x * tile + threadIdx.x; i < n; i += gridDim.x * tile) {
@@ -95,20 +91,20 @@ __device__ __forceinline__ void map_1d(const Layout<N>& L, F f, T* out, std::ind
       T r[kUnroll];
 #pragma unroll
       for (int u = 0; u < kUnroll; ++u) {
-        r[u] = f(in[(i + u * blockDim.x) * L.strides[K + 1][0]]...);
+        r[u] = f(in.at((i + u * blockDim.x) * L.strides[K + 1][0])...);
       }
 #pragma unroll
       for (int u = 0; u < kUnroll; ++u) out[(i + u * blockDim.x) * L.strides[0][0]] = r[u];
     } else {  // the last tile
       for (int64_t j = i; j < n; j += blockDim.x) {
-        out[j * L.strides[0][0]] = f(in[j * L.strides[K + 1][0]]...);
+        out[j * L.strides[0][0]] = f(in.at(j * L.strides[K + 1][0])...);
       }
     }
   }
 }
 
 template <int N, class T, class F, class... In>
-__global__ void map_strided(const Layout<N> L, F f, T* out, const In*... in) {
+__global__ void map_strided(const Layout<N> L, F f, T* out, const Operand<In>... in) {
   if (L.ndim == 1) {
     map_1d(L, f, out, std::index_sequence_for<In...>{}, in...);
     return;
@@ -125,6 +121,12 @@ bool aligned16(const P* p) {
   return reinterpret_cast<uintptr_t>(p) % 16 == 0;
 }
 
+// A scalar has no memory to align.
+template <class P>
+bool aligned16(const Operand<P>& x) {
+  return aligned16(x.p);
+}
+
 // Blocks for `work` packs (elements) at kUnroll per thread: one tile each.
 inline int tiles(int64_t work, int threads) {
   constexpr int64_t kMaxBlocks = 0x7fffffff;  // gridDim.x's limit
@@ -135,7 +137,7 @@ inline int tiles(int64_t work, int threads) {
 
 template <int N, class T, class F, class... In>
 void map(const Layout<N>& L, F f, T* out, int threads_per_block, gpuvec_stream stream,
-         const In*... in) {
+         const Operand<In>... in) {
   const int threads = block_size(threads_per_block);
   const cudaStream_t s = as_cuda_stream(stream);
   if (L.contiguous()) {

@@ -13,7 +13,7 @@
 #include <type_traits>
 #include <utility>
 
-#include "../common/backends.hpp"
+#include "../kit/backends.hpp"
 #include "check.cuh"
 #include "gpuvec/ops.hpp"
 #include "launch.cuh"

@@ -19,8 +19,8 @@
 #include <cstring>
 #include <type_traits>
 
-#include "../common/backends.hpp"
-#include "../common/dispatch.hpp"
+#include "../kit/backends.hpp"
+#include "../kit/dispatch.hpp"
 #include "check.cuh"
 #include "gpuvec/reduce_ops.hpp"
 #include "launch.cuh"

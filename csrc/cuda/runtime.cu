@@ -7,7 +7,8 @@
 #include <cstring>
 #include <string>
 
-#include "../common/error.hpp"
+#include "../kit/backends.hpp"
+#include "../kit/error.hpp"
 #include "check.cuh"
 #include "gpuvec/runtime.h"
 #include "launch.cuh"
@@ -76,6 +77,36 @@ int block_size(int threads_per_block) {
   return threads_per_block;
 }
 
+void* allocate(size_t bytes, gpuvec_stream stream) {
+  void* ptr = nullptr;
+  const cudaStream_t s = as_cuda_stream(stream);
+  keep_freed_memory_cached(current_device());
+  cudaError_t err = cudaMallocAsync(&ptr, bytes, s);
+  if (err == cudaErrorMemoryAllocation) {
+    // Out of memory: hand the cached blocks back to the driver and try once more.
+    cudaGetLastError();
+    int device = 0;
+    cudaMemPool_t pool;
+    GPUVEC_CUDA_CHECK(cudaGetDevice(&device));
+    GPUVEC_CUDA_CHECK(cudaDeviceGetDefaultMemPool(&pool, device));
+    GPUVEC_CUDA_CHECK(cudaStreamSynchronize(s));
+    GPUVEC_CUDA_CHECK(cudaMemPoolTrimTo(pool, 0));
+    err = cudaMallocAsync(&ptr, bytes, s);
+  }
+  if (err == cudaErrorMemoryAllocation) {
+    cudaGetLastError();
+    throw Error(GPUVEC_ERROR_OUT_OF_MEMORY,
+                "out of device memory allocating " + std::to_string(bytes) + " bytes",
+                static_cast<int>(err), cudaGetErrorName(err));
+  }
+  check(err, "cudaMallocAsync");
+  return ptr;
+}
+
+void deallocate(void* ptr, gpuvec_stream stream) {
+  if (ptr != nullptr) GPUVEC_CUDA_CHECK(cudaFreeAsync(ptr, as_cuda_stream(stream)));
+}
+
 }  // namespace gpuvec::cuda
 
 using gpuvec::guard;
@@ -132,34 +163,12 @@ gpuvec_status gpuvec_cuda_mem_info(size_t* free_bytes, size_t* total_bytes) {
 gpuvec_status gpuvec_cuda_alloc(size_t bytes, gpuvec_stream stream, void** ptr) {
   return guard([&] {
     *ptr = nullptr;
-    const cudaStream_t s = as_cuda_stream(stream);
-    gpuvec::cuda::keep_freed_memory_cached(gpuvec::cuda::current_device());
-    cudaError_t err = cudaMallocAsync(ptr, bytes, s);
-    if (err == cudaErrorMemoryAllocation) {
-      // Out of memory: hand the cached blocks back to the driver and try once more.
-      cudaGetLastError();
-      int device = 0;
-      cudaMemPool_t pool;
-      GPUVEC_CUDA_CHECK(cudaGetDevice(&device));
-      GPUVEC_CUDA_CHECK(cudaDeviceGetDefaultMemPool(&pool, device));
-      GPUVEC_CUDA_CHECK(cudaStreamSynchronize(s));
-      GPUVEC_CUDA_CHECK(cudaMemPoolTrimTo(pool, 0));
-      err = cudaMallocAsync(ptr, bytes, s);
-    }
-    if (err == cudaErrorMemoryAllocation) {
-      cudaGetLastError();
-      throw gpuvec::Error(GPUVEC_ERROR_OUT_OF_MEMORY,
-                          "out of device memory allocating " + std::to_string(bytes) + " bytes",
-                          static_cast<int>(err), cudaGetErrorName(err));
-    }
-    gpuvec::cuda::check(err, "cudaMallocAsync");
+    *ptr = gpuvec::cuda::allocate(bytes, stream);
   });
 }
 
 gpuvec_status gpuvec_cuda_free(void* ptr, gpuvec_stream stream) {
-  return guard([&] {
-    if (ptr != nullptr) GPUVEC_CUDA_CHECK(cudaFreeAsync(ptr, as_cuda_stream(stream)));
-  });
+  return guard([&] { gpuvec::cuda::deallocate(ptr, stream); });
 }
 
 gpuvec_status gpuvec_cuda_copy_to_device(void* dst, const void* src, size_t bytes,

@@ -1,4 +1,23 @@
-// The staging pipeline behind gpuvec_staged_* (see gpuvec/staged.h).
+// The staging pipeline: host (NumPy) arrays on the GPU through pinned
+// buffers (the cuda::staged_* functions of csrc/kit/backends.hpp).
+//
+// The data is cut into chunks. For each chunk, host threads gather the
+// operands' elements (following their strides, converting float64 <-> float32
+// on the way) into pinned buffers; the chunk is copied to the device, the
+// kernel runs, and the result is copied back and scattered into `out`. Chunks
+// rotate over a few streams, so copies in, kernels and copies out of
+// neighbouring chunks overlap. The cast is part of the gather, which the data
+// needs anyway to reach pinned memory: it is never a pass of its own, and
+// data cast to float32 crosses the bus at half the size.
+//
+// upload and download move whole arrays the same way (an upload gathers and
+// casts too, a download scatters and casts), for the work that needs its
+// operands in device memory at once: axis reductions, gpuvec_copy.
+//
+// Staging memory is fixed: kSlots slots of kChunkBytes per operand, pinned on
+// the host and allocated on the device once per device, whatever the size of
+// the data. Calls are serialized (one pipeline at a time per device) and
+// synchronous: when one returns, its result is in host memory.
 //
 // Compiled by the host compiler (it launches no kernel itself: it calls the
 // CUDA backend's launchers), so that its gather and scatter loops can use
@@ -23,20 +42,19 @@
 #include <omp.h>
 #endif
 
-#include "../common/backends.hpp"
-#include "../common/checks.hpp"
-#include "../common/error.hpp"
-#include "../host/walk.hpp"
+#include "../kit/backends.hpp"
+#include "../kit/dtype.hpp"
+#include "../kit/error.hpp"
+#include "../kit/walk.hpp"
 #include "check.cuh"
-#include "gpuvec/staged.h"
 #include "staging.hpp"
 
 namespace gpuvec::cuda {
 namespace {
 
-constexpr int kSlots = GPUVEC_STAGING_SLOTS;
-constexpr size_t kChunkBytes = GPUVEC_STAGING_CHUNK_BYTES;
-constexpr int kMaxOperands = 3;  // two inputs, and the output or the reduction's total
+constexpr int kSlots = 3;
+constexpr size_t kChunkBytes = 4 << 20;
+constexpr int kMaxOperands = 1 + GPUVEC_MAX_INPUTS;  // the output (or a total), then the inputs
 constexpr int kMaxDevices = 64;
 constexpr int kMaxCopyThreads = 12;  // more did not copy faster on the 16-core GPU hosts measured
 
@@ -107,44 +125,15 @@ int copy_threads() {
   return threads;
 }
 
-// A layout of one operand, out of the joint layout of all of them: the same
-// dimensions in the same order, so linear index i means the same element.
-template <int N>
-Layout<1> operand_layout(const Layout<N>& joint, int k) {
-  Layout<1> L;
-  L.ndim = joint.ndim;
-  L.size = joint.size;
-  for (int d = 0; d < joint.ndim; ++d) {
-    L.shape[d] = joint.shape[d];
-    L.strides[0][d] = joint.strides[k][d];
-  }
-  return L;
-}
-
-Layout<1> contiguous_1(int64_t n) {
-  Layout<1> L;
-  L.ndim = 1;
-  L.size = n;
-  L.shape[0] = n;
-  L.strides[0][0] = 1;
-  return L;
-}
-
-template <int N>
-Layout<N> contiguous(int64_t n) {
-  Layout<N> L;
-  L.ndim = 1;
-  L.size = n;
-  L.shape[0] = n;
-  for (int k = 0; k < N; ++k) L.strides[k][0] = 1;
-  return L;
-}
-
 // Runs body(begin, end) over [begin, end) split among the copy threads.
 template <class Body>
 void split(int64_t begin, int64_t end, size_t bytes, Body&& body) {
   const int threads = bytes >= (256 << 10) ? copy_threads() : 1;
-#pragma omp parallel num_threads(threads) if (threads > 1)
+  if (threads == 1) {  // no OpenMP region at all: a small chunk is done before a team starts
+    body(begin, end);
+    return;
+  }
+#pragma omp parallel num_threads(threads)
   {
     int t = 0, nt = 1;
 #ifdef _OPENMP
@@ -168,22 +157,40 @@ void gather(const Layout<1>& L, const From* src, int64_t begin, int64_t end, To*
     } else if (L.contiguous()) {
       for (int64_t i = lo; i < hi; ++i) *out++ = static_cast<To>(src[i]);
     } else {
-      host::walk(L, lo, hi,
-                 [&](const int64_t(&off)[1]) { *out++ = static_cast<To>(src[off[0]]); });
+      walk(L, lo, hi, [&](const int64_t(&off)[1]) { *out++ = static_cast<To>(src[off[0]]); });
     }
   });
 }
 
-// Element i of dst = src[i - begin], for i in [begin, end).
-template <class T>
-void scatter(const Layout<1>& L, const T* src, int64_t begin, int64_t end, T* dst) {
-  split(begin, end, (end - begin) * sizeof(T), [&](int64_t lo, int64_t hi) {
-    const T* in = src + (lo - begin);
-    if (L.contiguous()) {
-      std::memcpy(dst + lo, in, (hi - lo) * sizeof(T));
+// Element i of dst = To(src[i - begin]), for i in [begin, end).
+template <class To, class From>
+void scatter(const Layout<1>& L, const From* src, int64_t begin, int64_t end, To* dst) {
+  split(begin, end, (end - begin) * sizeof(To), [&](int64_t lo, int64_t hi) {
+    const From* in = src + (lo - begin);
+    if (L.contiguous() && std::is_same_v<To, From>) {
+      std::memcpy(dst + lo, in, (hi - lo) * sizeof(To));
+    } else if (L.contiguous()) {
+      for (int64_t i = lo; i < hi; ++i) dst[i] = static_cast<To>(*in++);
     } else {
-      host::walk(L, lo, hi, [&](const int64_t(&off)[1]) { dst[off[0]] = *in++; });
+      walk(L, lo, hi, [&](const int64_t(&off)[1]) { dst[off[0]] = static_cast<To>(*in++); });
     }
+  });
+}
+
+// pinned[i - begin] = element i of v converted to `to`, for i in [begin, end).
+void gather_view(const HostView& v, gpuvec_dtype to, int64_t begin, int64_t end, void* pinned) {
+  with_conversion(to, v.dtype, [&](auto t, auto f) {
+    gather(v.layout, static_cast<const decltype(f)*>(v.data), begin, end,
+           static_cast<decltype(t)*>(pinned));
+  });
+}
+
+// Element i of v = pinned[i - begin] (of dtype `from`), converted, for i in [begin, end).
+void scatter_view(const HostView& v, gpuvec_dtype from, const void* pinned, int64_t begin,
+                  int64_t end) {
+  with_conversion(v.dtype, from, [&](auto t, auto f) {
+    scatter(v.layout, static_cast<const decltype(f)*>(pinned), begin, end,
+            static_cast<decltype(t)*>(v.data));
   });
 }
 
@@ -195,6 +202,9 @@ void scatter(const Layout<1>& L, const T* src, int64_t begin, int64_t end, T* ds
 // scatter). Where the kernel lacks it (before Linux 5.14) nothing happens.
 class Prefaulter {
  public:
+  // The span of the elements of a view.
+  explicit Prefaulter(const HostView& v) : Prefaulter(span_start(v), span_bytes(v)) {}
+
   Prefaulter(void* data, size_t bytes) {
 #if defined(__linux__)
     constexpr int kPopulateWrite = 23;  // MADV_POPULATE_WRITE, missing from older headers
@@ -226,41 +236,27 @@ class Prefaulter {
   Prefaulter& operator=(const Prefaulter&) = delete;
 
  private:
+  // The lowest and highest element offsets of a view's layout.
+  static void reach(const HostView& v, int64_t& low, int64_t& high) {
+    low = high = 0;
+    for (int d = 0; d < v.layout.ndim; ++d) {
+      const int64_t r = (v.layout.shape[d] - 1) * v.layout.strides[0][d];
+      (r < 0 ? low : high) += r;
+    }
+  }
+  static void* span_start(const HostView& v) {
+    int64_t low, high;
+    reach(v, low, high);
+    return static_cast<char*>(v.data) + low * static_cast<int64_t>(itemsize(v.dtype));
+  }
+  static size_t span_bytes(const HostView& v) {
+    int64_t low, high;
+    reach(v, low, high);
+    return static_cast<size_t>(high - low + 1) * itemsize(v.dtype);
+  }
+
   std::vector<std::thread> threads_;
 };
-
-void check_dtype(gpuvec_dtype dtype, const char* name) {
-  if (dtype != GPUVEC_FLOAT32 && dtype != GPUVEC_FLOAT64) {
-    throw_invalid_argument(std::string(name) + " has an unknown dtype code " +
-                           std::to_string(static_cast<int>(dtype)));
-  }
-}
-
-// An input as the pipeline reads it.
-struct Input {
-  const void* data;
-  gpuvec_dtype dtype;
-  Layout<1> layout;
-};
-
-// Host array h read as operand k of an op's joint layout.
-template <int N>
-Input input_of(const gpuvec_host_array& h, const Layout<N>& joint, int k) {
-  check_dtype(h.dtype, "an input");
-  const size_t itemsize = h.dtype == GPUVEC_FLOAT32 ? 4 : 8;
-  const char* base = static_cast<const char*>(h.data);
-  return {base + joint.offset[k] * itemsize, h.dtype, operand_layout(joint, k)};
-}
-
-template <class T>
-void gather_input(const Input& in, int64_t begin, int64_t end, void* pinned) {
-  T* dst = static_cast<T*>(pinned);
-  if (in.dtype == GPUVEC_FLOAT32) {
-    gather(in.layout, static_cast<const float*>(in.data), begin, end, dst);
-  } else {
-    gather(in.layout, static_cast<const double*>(in.data), begin, end, dst);
-  }
-}
 
 int64_t chunk_count(int64_t size, int64_t chunk) { return (size + chunk - 1) / chunk; }
 
@@ -304,12 +300,14 @@ void rotate(Stager& st, int64_t chunks, Issue&& issue, Retire&& retire) {
 }
 
 // The pipeline. For each chunk [begin, end) of `size` elements: gather the
-// inputs into a slot's pinned buffers (operands 1, 2), copy them to the
-// device, run(slot, m), and copy operand 0 back (m elements, or
-// result_bytes when that is not 0); finish(chunk, begin, end, pinned
-// operand 0) consumes it once the copy has landed, kSlots chunks later.
+// array inputs into a slot's pinned buffers (input k into buffer k + 1,
+// converted to the compute type T, or as bytes for a bool input), copy them
+// to the device, run(slot, m), and copy operand 0 back (m elements of T, or
+// result_bytes when that is not 0); finish(chunk, begin, end, pinned operand
+// 0) consumes it once the copy has landed, kSlots chunks later. A scalar
+// input takes no buffer: run passes it to the kernel as a value.
 template <class T, class Run, class Finish>
-void pipeline(int64_t size, const std::vector<Input>& inputs, size_t result_bytes, Run&& run,
+void pipeline(int64_t size, const HostView* in, int n_inputs, size_t result_bytes, Run&& run,
               Finish&& finish) {
   const int64_t chunk = static_cast<int64_t>(kChunkBytes / sizeof(T));
   with_stager([&](Stager& st) {
@@ -318,10 +316,13 @@ void pipeline(int64_t size, const std::vector<Input>& inputs, size_t result_byte
         [&](Slot& slot, int64_t c) {
           const int64_t begin = c * chunk;
           const int64_t m = std::min(size, begin + chunk) - begin;
-          for (size_t k = 0; k < inputs.size(); ++k) {
-            gather_input<T>(inputs[k], begin, begin + m, slot.pinned[k + 1]);
+          for (int k = 0; k < n_inputs; ++k) {
+            if (in[k].data == nullptr) continue;
+            const gpuvec_dtype to = in[k].dtype == GPUVEC_BOOL ? GPUVEC_BOOL : dtype_of<T>();
+            gather_view(in[k], to, begin, begin + m, slot.pinned[k + 1]);
             GPUVEC_CUDA_CHECK(cudaMemcpyAsync(slot.device[k + 1], slot.pinned[k + 1],
-                                              m * sizeof(T), cudaMemcpyHostToDevice, slot.stream));
+                                              m * itemsize(to), cudaMemcpyHostToDevice,
+                                              slot.stream));
           }
           run(slot, m);
           const size_t back = result_bytes == 0 ? m * sizeof(T) : result_bytes;
@@ -351,102 +352,43 @@ void on_caller_stream(cudaStream_t stream, Body&& body) {
   }
 }
 
-// dst[i] = To(element i of `in`), for the `size` elements of in.layout in C
-// order, copied on `stream`: each chunk is gathered and converted into a
-// pinned buffer by the copy threads, then copied while the next one is
-// gathered. The float64 -> float32 cast thus costs no pass of its own, and a
-// float32 result crosses the bus at half the size.
-template <class To>
-void upload(const Input& in, int64_t size, To* dst, cudaStream_t stream) {
-  const int64_t chunk = static_cast<int64_t>(kChunkBytes / sizeof(To));
-  with_stager([&](Stager& st) {
-    on_caller_stream(stream, [&] {
-      rotate(
-          st, chunk_count(size, chunk),
-          [&](Slot& slot, int64_t c) {
-            const int64_t begin = c * chunk;
-            const int64_t end = std::min(size, begin + chunk);
-            gather_input<To>(in, begin, end, slot.pinned[0]);
-            GPUVEC_CUDA_CHECK(cudaMemcpyAsync(dst + begin, slot.pinned[0],
-                                              (end - begin) * sizeof(To), cudaMemcpyHostToDevice,
-                                              stream));
-            GPUVEC_CUDA_CHECK(cudaEventRecord(slot.done, stream));
-          },
-          [](Slot&, int64_t) {});  // nothing comes back
-    });
-  });
-}
-
-// The reverse, for raw bytes: each chunk is copied from the device into a
-// pinned buffer on `stream`, then out of it by the copy threads while the
-// next chunks are on the bus.
-void download(char* host, const char* device, int64_t nbytes, cudaStream_t stream) {
-  const int64_t chunk = static_cast<int64_t>(kChunkBytes);
-  Prefaulter prefault(host, nbytes);
-  with_stager([&](Stager& st) {
-    on_caller_stream(stream, [&] {
-      rotate(
-          st, chunk_count(nbytes, chunk),
-          [&](Slot& slot, int64_t c) {
-            const int64_t begin = c * chunk;
-            const int64_t end = std::min(nbytes, begin + chunk);
-            GPUVEC_CUDA_CHECK(cudaMemcpyAsync(slot.pinned[0], device + begin, end - begin,
-                                              cudaMemcpyDeviceToHost, stream));
-            GPUVEC_CUDA_CHECK(cudaEventRecord(slot.done, stream));
-          },
-          [&](Slot& slot, int64_t c) {
-            const int64_t begin = c * chunk;
-            const int64_t end = std::min(nbytes, begin + chunk);
-            const char* in = static_cast<const char*>(slot.pinned[0]);
-            split(begin, end, end - begin, [&](int64_t lo, int64_t hi) {
-              std::memcpy(host + lo, in + (lo - begin), hi - lo);
-            });
-          });
-    });
-  });
-}
-
-// An elementwise op: operand 0 of the joint layout is out, then the inputs.
-template <class T, int N, class Kernel>
-void staged_map(int ndim, const int64_t* shape, const gpuvec_host_array* hosts, void* out,
-                const int64_t* out_strides, Kernel&& kernel) {
-  const int64_t* strides[N];
-  strides[0] = out_strides;
-  for (int k = 1; k < N; ++k) strides[k] = hosts[k - 1].strides;
-  const Layout<N> joint = simplify_layout<N>(ndim, shape, strides);
-  if (joint.size == 0) return;
-  std::vector<Input> inputs;
-  for (int k = 1; k < N; ++k) inputs.push_back(input_of(hosts[k - 1], joint, k));
-  T* result = static_cast<T*>(out) + joint.offset[0];
-  const Layout<1> out_layout = operand_layout(joint, 0);
-  // The output's span, for the prefaulter: from its lowest to its highest element.
-  int64_t low = 0, high = 0;
-  for (int d = 0; d < joint.ndim; ++d) {
-    const int64_t reach = (joint.shape[d] - 1) * joint.strides[0][d];
-    (reach < 0 ? low : high) += reach;
-  }
-  Prefaulter prefault(result + low, (high - low + 1) * sizeof(T));
+// An elementwise op of Arity inputs, computed in T on each chunk: arrays come
+// from the slot's device buffers, scalars as values, and the kernel takes its
+// contiguous path.
+template <class T, int Arity>
+void staged_map(gpuvec_op op, const double* params, int64_t size, const HostView& out,
+                const HostView* in, int threads_per_block) {
+  Prefaulter prefault(out);
   pipeline<T>(
-      joint.size, inputs, 0, [&](Slot& slot, int64_t m) { kernel(slot, m); },
+      size, in, Arity, 0,
+      [&](Slot& slot, int64_t m) {
+        Inputs<T, Arity> operands{};
+        for (int k = 0; k < Arity; ++k) {
+          const bool array = in[k].data != nullptr;
+          if (in[k].dtype == GPUVEC_BOOL) {
+            operands.cond = {array ? static_cast<const uint8_t*>(slot.device[k + 1]) : nullptr,
+                             static_cast<uint8_t>(in[k].scalar != 0)};
+          } else {
+            operands.in[k] = {array ? static_cast<const T*>(slot.device[k + 1]) : nullptr,
+                              static_cast<T>(in[k].scalar)};
+          }
+        }
+        elementwise<T, Arity>(op, contiguous_layout<Arity + 1>(m), static_cast<T*>(slot.device[0]),
+                              operands, params, threads_per_block, slot.stream);
+      },
       [&](int64_t, int64_t begin, int64_t end, const void* pinned) {
-        scatter(out_layout, static_cast<const T*>(pinned), begin, end, result);
+        scatter_view(out, dtype_of<T>(), pinned, begin, end);
       });
 }
 
 // A reduction to one double: each chunk's total comes back on its own and
 // the totals are added pairwise at the end (a fixed order: deterministic).
-template <class T, int N, class Kernel>
-double staged_total(int ndim, const int64_t* shape, const gpuvec_host_array* hosts,
-                    Kernel&& kernel) {
-  const int64_t* strides[N];
-  for (int k = 0; k < N; ++k) strides[k] = hosts[k].strides;
-  const Layout<N> joint = simplify_layout<N>(ndim, shape, strides);
-  if (joint.size == 0) return 0.0;
-  std::vector<Input> inputs;
-  for (int k = 0; k < N; ++k) inputs.push_back(input_of(hosts[k], joint, k));
+template <class T, class Kernel>
+double staged_total(int64_t size, const HostView* in, int n_inputs, Kernel&& kernel) {
+  if (size == 0) return 0.0;
   std::vector<double> totals;
   pipeline<T>(
-      joint.size, inputs, sizeof(double), [&](Slot& slot, int64_t m) { kernel(slot, m); },
+      size, in, n_inputs, sizeof(double), [&](Slot& slot, int64_t m) { kernel(slot, m); },
       [&](int64_t c, int64_t, int64_t, const void* pinned) {
         if (static_cast<int64_t>(totals.size()) <= c) totals.resize(c + 1);
         totals[c] = *static_cast<const double*>(pinned);
@@ -466,172 +408,105 @@ const T* dev(const Slot& slot, int k) {
   return static_cast<const T*>(slot.device[k]);
 }
 
-template <class T>
-T* dev_out(const Slot& slot) {
-  return static_cast<T*>(slot.device[0]);
-}
-
-// Calls body(T{}) with T the compute type: float or double.
-template <class Body>
-void with_compute_type(gpuvec_dtype compute, Body&& body) {
-  check_dtype(compute, "compute");
-  if (compute == GPUVEC_FLOAT32) {
-    body(float{});
-  } else {
-    body(double{});
-  }
-}
-
-// An elementwise op on host arrays: in the compute type T (float or double),
-// staged_map<T, N> runs launch(T{}, slot, m) on each chunk of m elements.
-template <int N, class Launch>
-gpuvec_status staged_elementwise(gpuvec_dtype compute, int ndim, const int64_t* shape,
-                                 const gpuvec_host_array* hosts, void* out,
-                                 const int64_t* out_strides, int threads_per_block,
-                                 Launch&& launch) {
-  return guard([&] {
-    check_threads_per_block(GPUVEC_BACKEND_CUDA, threads_per_block, false);
-    with_compute_type(compute, [&](auto zero) {
-      using T = decltype(zero);
-      staged_map<T, N>(ndim, shape, hosts, out, out_strides,
-                       [&](Slot& slot, int64_t m) { launch(zero, slot, m); });
-    });
-  });
-}
+double* dev_total(const Slot& slot) { return static_cast<double*>(slot.device[0]); }
 
 }  // namespace
+
+void staged_elementwise(gpuvec_op op, const double* params, int64_t size, const HostView& out,
+                        const HostView* in, int n_inputs, int threads_per_block) {
+  if (size == 0) return;
+  with_float(out.dtype, [&](auto zero) {
+    using T = decltype(zero);
+    switch (n_inputs) {
+      case 1:
+        return staged_map<T, 1>(op, params, size, out, in, threads_per_block);
+      case 2:
+        return staged_map<T, 2>(op, params, size, out, in, threads_per_block);
+      case 3:
+        return staged_map<T, 3>(op, params, size, out, in, threads_per_block);
+    }
+    throw Error(GPUVEC_ERROR_INTERNAL, "an elementwise op has 1 to 3 inputs");
+  });
+}
+
+double staged_sum(gpuvec_dtype compute, int64_t size, const HostView& x, int threads_per_block) {
+  return with_float(compute, [&](auto zero) {
+    using T = decltype(zero);
+    return staged_total<T>(size, &x, 1, [&](Slot& slot, int64_t m) {
+      sum_into_double<T>(contiguous_layout<1>(m), dev<T>(slot, 1), dev_total(slot),
+                         threads_per_block, slot.stream);
+    });
+  });
+}
+
+double staged_dot(gpuvec_dtype compute, int64_t size, const HostView& x, const HostView& y,
+                  int threads_per_block) {
+  const HostView in[2] = {x, y};
+  return with_float(compute, [&](auto zero) {
+    using T = decltype(zero);
+    return staged_total<T>(size, in, 2, [&](Slot& slot, int64_t m) {
+      dot_into_double<T>(contiguous_layout<2>(m), dev<T>(slot, 1), dev<T>(slot, 2),
+                         dev_total(slot), threads_per_block, slot.stream);
+    });
+  });
+}
+
+// Each chunk is gathered and converted into a pinned buffer by the copy
+// threads, then copied while the next one is gathered. The float64 ->
+// float32 cast thus costs no pass of its own, and a float32 result crosses
+// the bus at half the size.
+void upload(const HostView& src, int64_t size, gpuvec_dtype to, void* device_dst,
+            gpuvec_stream stream) {
+  if (size == 0) return;
+  const int64_t item = static_cast<int64_t>(itemsize(to));
+  const int64_t chunk = static_cast<int64_t>(kChunkBytes) / item;
+  const cudaStream_t s = as_cuda_stream(stream);
+  char* dst = static_cast<char*>(device_dst);
+  with_stager([&](Stager& st) {
+    on_caller_stream(s, [&] {
+      rotate(
+          st, chunk_count(size, chunk),
+          [&](Slot& slot, int64_t c) {
+            const int64_t begin = c * chunk;
+            const int64_t end = std::min(size, begin + chunk);
+            gather_view(src, to, begin, end, slot.pinned[0]);
+            GPUVEC_CUDA_CHECK(cudaMemcpyAsync(dst + begin * item, slot.pinned[0],
+                                              (end - begin) * item, cudaMemcpyHostToDevice, s));
+            GPUVEC_CUDA_CHECK(cudaEventRecord(slot.done, s));
+          },
+          [](Slot&, int64_t) {});  // nothing comes back
+    });
+  });
+}
+
+// The reverse: each chunk is copied from the device into a pinned buffer on
+// `stream`, then scattered (and converted) out of it by the copy threads
+// while the next chunks are on the bus.
+void download(const void* device_src, gpuvec_dtype from, int64_t size, const HostView& dst,
+              gpuvec_stream stream) {
+  if (size == 0) return;
+  const int64_t item = static_cast<int64_t>(itemsize(from));
+  const int64_t chunk = static_cast<int64_t>(kChunkBytes) / item;
+  const cudaStream_t s = as_cuda_stream(stream);
+  const char* src = static_cast<const char*>(device_src);
+  Prefaulter prefault(dst);
+  with_stager([&](Stager& st) {
+    on_caller_stream(s, [&] {
+      rotate(
+          st, chunk_count(size, chunk),
+          [&](Slot& slot, int64_t c) {
+            const int64_t begin = c * chunk;
+            const int64_t end = std::min(size, begin + chunk);
+            GPUVEC_CUDA_CHECK(cudaMemcpyAsync(slot.pinned[0], src + begin * item,
+                                              (end - begin) * item, cudaMemcpyDeviceToHost, s));
+            GPUVEC_CUDA_CHECK(cudaEventRecord(slot.done, s));
+          },
+          [&](Slot& slot, int64_t c) {
+            const int64_t begin = c * chunk;
+            scatter_view(dst, from, slot.pinned[0], begin, std::min(size, begin + chunk));
+          });
+    });
+  });
+}
+
 }  // namespace gpuvec::cuda
-
-using gpuvec::check_pointer;
-using gpuvec::check_threads_per_block;
-using gpuvec::guard;
-using namespace gpuvec::cuda;  // NOLINT: the helpers above, in this file only
-
-extern "C" {
-
-gpuvec_status gpuvec_staged_binary(gpuvec_binary_op op, gpuvec_dtype compute, int ndim,
-                                   const int64_t* shape, gpuvec_host_array a, gpuvec_host_array b,
-                                   void* out, const int64_t* out_strides, int threads_per_block) {
-  const gpuvec_host_array hosts[2] = {a, b};
-  return staged_elementwise<3>(compute, ndim, shape, hosts, out, out_strides, threads_per_block,
-                               [&](auto zero, Slot& slot, int64_t m) {
-                                 using T = decltype(zero);
-                                 gpuvec::cuda::binary<T>(op, contiguous<3>(m), dev_out<T>(slot),
-                                                         dev<T>(slot, 1), dev<T>(slot, 2),
-                                                         threads_per_block, slot.stream);
-                               });
-}
-
-gpuvec_status gpuvec_staged_scale(gpuvec_dtype compute, double alpha, int ndim,
-                                  const int64_t* shape, gpuvec_host_array x, void* out,
-                                  const int64_t* out_strides, int threads_per_block) {
-  return staged_elementwise<2>(compute, ndim, shape, &x, out, out_strides, threads_per_block,
-                               [&](auto zero, Slot& slot, int64_t m) {
-                                 using T = decltype(zero);
-                                 gpuvec::cuda::scale<T>(contiguous<2>(m), dev_out<T>(slot),
-                                                        static_cast<T>(alpha), dev<T>(slot, 1),
-                                                        threads_per_block, slot.stream);
-                               });
-}
-
-gpuvec_status gpuvec_staged_axpy(gpuvec_dtype compute, double alpha, int ndim,
-                                 const int64_t* shape, gpuvec_host_array x, gpuvec_host_array y,
-                                 void* out, const int64_t* out_strides, int threads_per_block) {
-  const gpuvec_host_array hosts[2] = {x, y};
-  return staged_elementwise<3>(
-      compute, ndim, shape, hosts, out, out_strides, threads_per_block,
-      [&](auto zero, Slot& slot, int64_t m) {
-        using T = decltype(zero);
-        gpuvec::cuda::axpy<T>(contiguous<3>(m), dev_out<T>(slot), static_cast<T>(alpha),
-                              dev<T>(slot, 1), dev<T>(slot, 2), threads_per_block, slot.stream);
-      });
-}
-
-gpuvec_status gpuvec_staged_axpby(gpuvec_dtype compute, double alpha, double beta, int ndim,
-                                  const int64_t* shape, gpuvec_host_array x, gpuvec_host_array y,
-                                  void* out, const int64_t* out_strides, int threads_per_block) {
-  const gpuvec_host_array hosts[2] = {x, y};
-  return staged_elementwise<3>(compute, ndim, shape, hosts, out, out_strides, threads_per_block,
-                               [&](auto zero, Slot& slot, int64_t m) {
-                                 using T = decltype(zero);
-                                 gpuvec::cuda::axpby<T>(contiguous<3>(m), dev_out<T>(slot),
-                                                        static_cast<T>(alpha), dev<T>(slot, 1),
-                                                        static_cast<T>(beta), dev<T>(slot, 2),
-                                                        threads_per_block, slot.stream);
-                               });
-}
-
-gpuvec_status gpuvec_staged_unary(gpuvec_unary_op op, gpuvec_dtype compute, int ndim,
-                                  const int64_t* shape, gpuvec_host_array x, void* out,
-                                  const int64_t* out_strides, int threads_per_block) {
-  return staged_elementwise<2>(compute, ndim, shape, &x, out, out_strides, threads_per_block,
-                               [&](auto zero, Slot& slot, int64_t m) {
-                                 using T = decltype(zero);
-                                 gpuvec::cuda::unary<T>(op, contiguous<2>(m), dev_out<T>(slot),
-                                                        dev<T>(slot, 1), threads_per_block,
-                                                        slot.stream);
-                               });
-}
-
-gpuvec_status gpuvec_staged_sum(gpuvec_dtype compute, int ndim, const int64_t* shape,
-                                gpuvec_host_array x, double* result, int threads_per_block) {
-  return guard([&] {
-    check_threads_per_block(GPUVEC_BACKEND_CUDA, threads_per_block, true);
-    with_compute_type(compute, [&](auto zero) {
-      using T = decltype(zero);
-      *result = staged_total<T, 1>(ndim, shape, &x, [&](Slot& slot, int64_t m) {
-        sum_into_double<T>(contiguous_1(m), dev<T>(slot, 1), static_cast<double*>(slot.device[0]),
-                           threads_per_block, slot.stream);
-      });
-    });
-  });
-}
-
-gpuvec_status gpuvec_staged_dot(gpuvec_dtype compute, int ndim, const int64_t* shape,
-                                gpuvec_host_array x, gpuvec_host_array y, double* result,
-                                int threads_per_block) {
-  return guard([&] {
-    check_threads_per_block(GPUVEC_BACKEND_CUDA, threads_per_block, true);
-    const gpuvec_host_array hosts[2] = {x, y};
-    with_compute_type(compute, [&](auto zero) {
-      using T = decltype(zero);
-      *result = staged_total<T, 2>(ndim, shape, hosts, [&](Slot& slot, int64_t m) {
-        dot_into_double<T>(contiguous<2>(m), dev<T>(slot, 1), dev<T>(slot, 2),
-                           static_cast<double*>(slot.device[0]), threads_per_block, slot.stream);
-      });
-    });
-  });
-}
-
-gpuvec_status gpuvec_staged_upload(gpuvec_dtype to, int ndim, const int64_t* shape,
-                                   gpuvec_host_array src, void* device_dst, gpuvec_stream stream) {
-  return guard([&] {
-    check_dtype(to, "to");
-    check_dtype(src.dtype, "src");
-    // C order over `shape`, as the destination is laid out: the source's
-    // dimensions are merged where they can be, but never reordered.
-    const gpuvec::Layout<1> layout = gpuvec::ordered_layout(ndim, shape, src.strides);
-    check_pointer(src.data, layout.size, "src");
-    check_pointer(device_dst, layout.size, "device_dst");
-    if (layout.size == 0) return;
-    with_compute_type(to, [&](auto zero) {
-      using To = decltype(zero);
-      upload<To>({src.data, src.dtype, layout}, layout.size, static_cast<To*>(device_dst),
-                 as_cuda_stream(stream));
-    });
-  });
-}
-
-gpuvec_status gpuvec_staged_download(void* host_dst, const void* device_src, size_t nbytes,
-                                     gpuvec_stream stream) {
-  return guard([&] {
-    const int64_t n = static_cast<int64_t>(nbytes);
-    check_pointer(host_dst, n, "host_dst");
-    check_pointer(device_src, n, "device_src");
-    if (n == 0) return;
-    download(static_cast<char*>(host_dst), static_cast<const char*>(device_src), n,
-             as_cuda_stream(stream));
-  });
-}
-
-}  // extern "C"

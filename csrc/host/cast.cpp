@@ -1,22 +1,28 @@
-// float32 <-> float64 conversion on the host backend.
-#include "../common/cast.hpp"
-
-#include "walk.hpp"
+// Conversions, strided copies and fills on the host backend.
+#include "../kit/backends.hpp"
+#include "map.hpp"
 
 namespace gpuvec::host {
+namespace {
+
+template <class To>
+struct Convert {
+  template <class From>
+  To operator()(From x) const {
+    return static_cast<To>(x);
+  }
+};
+
+}  // namespace
 
 template <class To, class From>
-void cast(const Layout<2>& L, To* out, const From* x) {
-  const int64_t n = L.size;
-  if (L.contiguous()) {
-#pragma omp parallel for simd if (n > kParallelThreshold) schedule(static)
-    for (int64_t i = 0; i < n; ++i) out[i] = static_cast<To>(x[i]);
-    return;
-  }
-  walk(L, 0, n, [&](const int64_t(&off)[2]) { out[off[0]] = static_cast<To>(x[off[1]]); });
+void cast(const Layout<2>& L, To* out, Operand<From> x, gpuvec_stream) {
+  map(L, Convert<To>{}, out, x);
 }
 
-template void cast<double, float>(const Layout<2>&, double*, const float*);
-template void cast<float, double>(const Layout<2>&, float*, const double*);
+#define GPUVEC_INSTANTIATE(To, From) \
+  template void cast<To, From>(const Layout<2>&, To*, Operand<From>, gpuvec_stream);
+GPUVEC_CAST_TYPES(GPUVEC_INSTANTIATE)
+#undef GPUVEC_INSTANTIATE
 
 }  // namespace gpuvec::host

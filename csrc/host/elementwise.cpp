@@ -1,48 +1,36 @@
-// Elementwise ops on the host backend.
+// Every elementwise op on the host backend (the loop is in map.hpp).
 #include <stdint.h>
 
-#include "../common/backends.hpp"
-#include "../common/dispatch.hpp"
-#include "gpuvec/ops.hpp"
+#include "../kit/backends.hpp"
+#include "../kit/dispatch.hpp"
+#include "../kit/error.hpp"
 #include "map.hpp"
 
 namespace gpuvec::host {
 
-template <class T>
-void binary(gpuvec_binary_op op, const Layout<3>& L, T* out, const T* a, const T* b, int,
-            gpuvec_stream) {
-  visit_binary_op(op, [&](auto f) { map(L, f, out, a, b); });
+template <class T, int Arity>
+void elementwise(gpuvec_op op, const Layout<Arity + 1>& L, T* out, const Inputs<T, Arity>& in,
+                 const double* params, int, gpuvec_stream) {
+  visit_op<T>(op, params, [&](auto f, auto arity) {
+    using F = decltype(f);
+    if constexpr (decltype(arity)::value == Arity) {
+      with_operands<F>(in, [&](auto... operands) { map(L, f, out, operands...); });
+    } else {
+      throw Error(GPUVEC_ERROR_INTERNAL, "elementwise op called with the wrong number of inputs");
+    }
+  });
 }
 
-template <class T>
-void scale(const Layout<2>& L, T* out, T alpha, const T* x, int, gpuvec_stream) {
-  map(L, ops::Scale<T>{alpha}, out, x);
-}
-
-template <class T>
-void axpy(const Layout<3>& L, T* out, T alpha, const T* x, const T* y, int, gpuvec_stream) {
-  map(L, ops::Axpy<T>{alpha}, out, x, y);
-}
-
-template <class T>
-void axpby(const Layout<3>& L, T* out, T alpha, const T* x, T beta, const T* y, int,
-           gpuvec_stream) {
-  map(L, ops::Axpby<T>{alpha, beta}, out, x, y);
-}
-
-template void binary<float>(gpuvec_binary_op, const Layout<3>&, float*, const float*, const float*,
-                            int, gpuvec_stream);
-template void binary<double>(gpuvec_binary_op, const Layout<3>&, double*, const double*,
-                             const double*, int, gpuvec_stream);
-template void scale<float>(const Layout<2>&, float*, float, const float*, int, gpuvec_stream);
-template void scale<double>(const Layout<2>&, double*, double, const double*, int, gpuvec_stream);
-template void axpy<float>(const Layout<3>&, float*, float, const float*, const float*, int,
-                          gpuvec_stream);
-template void axpy<double>(const Layout<3>&, double*, double, const double*, const double*, int,
-                           gpuvec_stream);
-template void axpby<float>(const Layout<3>&, float*, float, const float*, float, const float*, int,
-                           gpuvec_stream);
-template void axpby<double>(const Layout<3>&, double*, double, const double*, double,
-                            const double*, int, gpuvec_stream);
+#define GPUVEC_INSTANTIATE(T, Arity)                                               \
+  template void elementwise<T, Arity>(gpuvec_op, const Layout<Arity + 1>&, T*,     \
+                                      const Inputs<T, Arity>&, const double*, int, \
+                                      gpuvec_stream);
+GPUVEC_INSTANTIATE(float, 1)
+GPUVEC_INSTANTIATE(float, 2)
+GPUVEC_INSTANTIATE(float, 3)
+GPUVEC_INSTANTIATE(double, 1)
+GPUVEC_INSTANTIATE(double, 2)
+GPUVEC_INSTANTIATE(double, 3)
+#undef GPUVEC_INSTANTIATE
 
 }  // namespace gpuvec::host

@@ -10,23 +10,22 @@
 #include <omp.h>
 #endif
 
+#include "../kit/operand.hpp"
+#include "../kit/walk.hpp"
 #include "gpuvec/layout.hpp"
-#include "walk.hpp"
 
 namespace gpuvec::host {
 
-// out = f(in...) over the layout; operand 0 is out, operand k + 1 is in[k].
-// The inputs may differ in type (a bool mask beside float data, say).
-template <int N, class T, class F, class... In, size_t... K>
-void map(const Layout<N>& L, F f, T* out, std::index_sequence<K...>, const In*... in) {
-  const int64_t n = L.size;
-  if (L.contiguous()) {
-#pragma omp parallel for simd if (n > kParallelThreshold) schedule(static)
-    for (int64_t i = 0; i < n; ++i) out[i] = f(in[i]...);
+// Runs body(begin, end) over [0, n): on this thread alone below
+// kParallelThreshold, without entering an OpenMP region at all (an `if`
+// clause would still start a team of one), else split among the team.
+template <class Body>
+void parallel_ranges(int64_t n, Body&& body) {
+  if (n <= kParallelThreshold) {
+    body(int64_t{0}, n);
     return;
   }
-  // Strided: each thread walks its own range of linear indices.
-#pragma omp parallel if (n > kParallelThreshold)
+#pragma omp parallel
   {
     int64_t begin = 0, end = n;
 #ifdef _OPENMP
@@ -34,12 +33,31 @@ void map(const Layout<N>& L, F f, T* out, std::index_sequence<K...>, const In*..
     begin = chunk * omp_get_thread_num();
     end = begin + chunk < n ? begin + chunk : n;
 #endif
-    walk(L, begin, end, [&](const int64_t(&off)[N]) { out[off[0]] = f(in[off[K + 1]]...); });
+    if (begin < end) body(begin, end);
   }
 }
 
+// out = f(in...) over the layout; operand 0 is out, operand k + 1 is in[k].
+// The inputs may differ in type (a bool mask beside float data, say).
+template <int N, class T, class F, class... In, size_t... K>
+void map(const Layout<N>& L, F f, T* out, std::index_sequence<K...>, const Operand<In>... in) {
+  if (L.contiguous()) {
+    // One loop for arrays and scalars alike: each scalar's test is loop
+    // invariant, so the compiler unswitches it and vectorizes every version.
+    parallel_ranges(L.size, [&](int64_t begin, int64_t end) {
+#pragma omp simd
+      for (int64_t i = begin; i < end; ++i) out[i] = f(in.at(i)...);
+    });
+    return;
+  }
+  // Strided: each thread walks its own range of linear indices.
+  parallel_ranges(L.size, [&](int64_t begin, int64_t end) {
+    walk(L, begin, end, [&](const int64_t(&off)[N]) { out[off[0]] = f(in.at(off[K + 1])...); });
+  });
+}
+
 template <int N, class T, class F, class... In>
-void map(const Layout<N>& L, F f, T* out, const In*... in) {
+void map(const Layout<N>& L, F f, T* out, const Operand<In>... in) {
   map(L, f, out, std::index_sequence_for<In...>{}, in...);
 }
 

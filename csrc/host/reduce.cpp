@@ -9,9 +9,9 @@
 #include <utility>
 #include <vector>
 
-#include "../common/backends.hpp"
+#include "../kit/backends.hpp"
+#include "../kit/walk.hpp"
 #include "gpuvec/ops.hpp"
-#include "walk.hpp"
 
 namespace gpuvec::host {
 namespace {

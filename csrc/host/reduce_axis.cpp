@@ -15,10 +15,10 @@
 #include <type_traits>
 #include <vector>
 
-#include "../common/backends.hpp"
-#include "../common/dispatch.hpp"
+#include "../kit/backends.hpp"
+#include "../kit/dispatch.hpp"
+#include "../kit/walk.hpp"
 #include "gpuvec/reduce_ops.hpp"
-#include "walk.hpp"
 
 namespace gpuvec::host {
 namespace {

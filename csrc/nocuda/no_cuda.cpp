@@ -1,11 +1,9 @@
 // Stand-ins for the CUDA backend in a host-only build (no nvcc, or
 // -Dcuda=disabled). Every entry point fails with GPUVEC_ERROR_NOT_BUILT and
 // says how to get a CUDA build, so the Python layer can explain the fallback.
-#include "../common/backends.hpp"
-#include "../common/cast.hpp"
-#include "../common/error.hpp"
+#include "../kit/backends.hpp"
+#include "../kit/error.hpp"
 #include "gpuvec/runtime.h"
-#include "gpuvec/staged.h"
 
 namespace gpuvec::cuda {
 namespace {
@@ -18,16 +16,13 @@ namespace {
 
 }  // namespace
 
-template <class T>
-void binary(gpuvec_binary_op, const Layout<3>&, T*, const T*, const T*, int, gpuvec_stream) {
+template <class T, int Arity>
+void elementwise(gpuvec_op, const Layout<Arity + 1>&, T*, const Inputs<T, Arity>&, const double*,
+                 int, gpuvec_stream) {
   not_built();
 }
-template <class T>
-void scale(const Layout<2>&, T*, T, const T*, int, gpuvec_stream) {
-  not_built();
-}
-template <class T>
-void axpy(const Layout<3>&, T*, T, const T*, const T*, int, gpuvec_stream) {
+template <class To, class From>
+void cast(const Layout<2>&, To*, Operand<From>, gpuvec_stream) {
   not_built();
 }
 template <class T>
@@ -38,72 +33,43 @@ template <class T>
 void dot(const Layout<2>&, const T*, const T*, T*, int, gpuvec_stream) {
   not_built();
 }
-
-template void binary<float>(gpuvec_binary_op, const Layout<3>&, float*, const float*, const float*,
-                            int, gpuvec_stream);
-template void binary<double>(gpuvec_binary_op, const Layout<3>&, double*, const double*,
-                             const double*, int, gpuvec_stream);
-template void scale<float>(const Layout<2>&, float*, float, const float*, int, gpuvec_stream);
-template void scale<double>(const Layout<2>&, double*, double, const double*, int, gpuvec_stream);
-template void axpy<float>(const Layout<3>&, float*, float, const float*, const float*, int,
-                          gpuvec_stream);
-template void axpy<double>(const Layout<3>&, double*, double, const double*, const double*, int,
-                           gpuvec_stream);
-template void sum<float>(const Layout<1>&, const float*, float*, int, gpuvec_stream);
-template void sum<double>(const Layout<1>&, const double*, double*, int, gpuvec_stream);
-template void dot<float>(const Layout<2>&, const float*, const float*, float*, int, gpuvec_stream);
-template void dot<double>(const Layout<2>&, const double*, const double*, double*, int,
-                          gpuvec_stream);
-
-template <class To, class From>
-void cast(const Layout<2>&, To*, const From*, gpuvec_stream) {
-  not_built();
-}
-template void cast<double, float>(const Layout<2>&, double*, const float*, gpuvec_stream);
-template void cast<float, double>(const Layout<2>&, float*, const double*, gpuvec_stream);
-
-template <class T>
-void axpby(const Layout<3>&, T*, T, const T*, T, const T*, int, gpuvec_stream) {
-  not_built();
-}
-template <class T>
-void unary(gpuvec_unary_op, const Layout<2>&, T*, const T*, int, gpuvec_stream) {
-  not_built();
-}
-template <class T>
-void clip(const Layout<4>&, T*, const T*, const T*, const T*, int, gpuvec_stream) {
-  not_built();
-}
-template <class T>
-void where(const Layout<4>&, T*, const uint8_t*, const T*, const T*, int, gpuvec_stream) {
-  not_built();
-}
 template <class T>
 void reduce(gpuvec_reduce_op, const Layout<2>&, const Layout<1>&, const T*, void*, double, int,
             gpuvec_stream) {
   not_built();
 }
 
-template void axpby<float>(const Layout<3>&, float*, float, const float*, float, const float*, int,
-                           gpuvec_stream);
-template void axpby<double>(const Layout<3>&, double*, double, const double*, double,
-                            const double*, int, gpuvec_stream);
-template void unary<float>(gpuvec_unary_op, const Layout<2>&, float*, const float*, int,
-                           gpuvec_stream);
-template void unary<double>(gpuvec_unary_op, const Layout<2>&, double*, const double*, int,
-                            gpuvec_stream);
-template void clip<float>(const Layout<4>&, float*, const float*, const float*, const float*, int,
-                          gpuvec_stream);
-template void clip<double>(const Layout<4>&, double*, const double*, const double*, const double*,
-                           int, gpuvec_stream);
-template void where<float>(const Layout<4>&, float*, const uint8_t*, const float*, const float*,
-                           int, gpuvec_stream);
-template void where<double>(const Layout<4>&, double*, const uint8_t*, const double*,
-                            const double*, int, gpuvec_stream);
-template void reduce<float>(gpuvec_reduce_op, const Layout<2>&, const Layout<1>&, const float*,
-                            void*, double, int, gpuvec_stream);
-template void reduce<double>(gpuvec_reduce_op, const Layout<2>&, const Layout<1>&, const double*,
-                             void*, double, int, gpuvec_stream);
+#define GPUVEC_INSTANTIATE(T)                                                                    \
+  template void elementwise<T, 1>(gpuvec_op, const Layout<2>&, T*, const Inputs<T, 1>&,          \
+                                  const double*, int, gpuvec_stream);                            \
+  template void elementwise<T, 2>(gpuvec_op, const Layout<3>&, T*, const Inputs<T, 2>&,          \
+                                  const double*, int, gpuvec_stream);                            \
+  template void elementwise<T, 3>(gpuvec_op, const Layout<4>&, T*, const Inputs<T, 3>&,          \
+                                  const double*, int, gpuvec_stream);                            \
+  template void sum<T>(const Layout<1>&, const T*, T*, int, gpuvec_stream);                      \
+  template void dot<T>(const Layout<2>&, const T*, const T*, T*, int, gpuvec_stream);            \
+  template void reduce<T>(gpuvec_reduce_op, const Layout<2>&, const Layout<1>&, const T*, void*, \
+                          double, int, gpuvec_stream);
+GPUVEC_INSTANTIATE(float)
+GPUVEC_INSTANTIATE(double)
+#undef GPUVEC_INSTANTIATE
+
+#define GPUVEC_INSTANTIATE(To, From) \
+  template void cast<To, From>(const Layout<2>&, To*, Operand<From>, gpuvec_stream);
+GPUVEC_CAST_TYPES(GPUVEC_INSTANTIATE)
+#undef GPUVEC_INSTANTIATE
+
+void* allocate(size_t, gpuvec_stream) { not_built(); }
+void deallocate(void*, gpuvec_stream) { not_built(); }
+
+void staged_elementwise(gpuvec_op, const double*, int64_t, const HostView&, const HostView*, int,
+                        int) {
+  not_built();
+}
+double staged_sum(gpuvec_dtype, int64_t, const HostView&, int) { not_built(); }
+double staged_dot(gpuvec_dtype, int64_t, const HostView&, const HostView&, int) { not_built(); }
+void upload(const HostView&, int64_t, gpuvec_dtype, void*, gpuvec_stream) { not_built(); }
+void download(const void*, gpuvec_dtype, int64_t, const HostView&, gpuvec_stream) { not_built(); }
 
 }  // namespace gpuvec::cuda
 
@@ -192,45 +158,6 @@ gpuvec_status gpuvec_cuda_event_elapsed_ms(gpuvec_event, gpuvec_event, float* ms
   return guard([] { gpuvec::cuda::not_built(); });
 }
 gpuvec_status gpuvec_cuda_stream_wait_event(gpuvec_stream, gpuvec_event) {
-  return guard([] { gpuvec::cuda::not_built(); });
-}
-
-gpuvec_status gpuvec_staged_binary(gpuvec_binary_op, gpuvec_dtype, int, const int64_t*,
-                                   gpuvec_host_array, gpuvec_host_array, void*, const int64_t*,
-                                   int) {
-  return guard([] { gpuvec::cuda::not_built(); });
-}
-gpuvec_status gpuvec_staged_scale(gpuvec_dtype, double, int, const int64_t*, gpuvec_host_array,
-                                  void*, const int64_t*, int) {
-  return guard([] { gpuvec::cuda::not_built(); });
-}
-gpuvec_status gpuvec_staged_axpy(gpuvec_dtype, double, int, const int64_t*, gpuvec_host_array,
-                                 gpuvec_host_array, void*, const int64_t*, int) {
-  return guard([] { gpuvec::cuda::not_built(); });
-}
-gpuvec_status gpuvec_staged_axpby(gpuvec_dtype, double, double, int, const int64_t*,
-                                  gpuvec_host_array, gpuvec_host_array, void*, const int64_t*,
-                                  int) {
-  return guard([] { gpuvec::cuda::not_built(); });
-}
-gpuvec_status gpuvec_staged_unary(gpuvec_unary_op, gpuvec_dtype, int, const int64_t*,
-                                  gpuvec_host_array, void*, const int64_t*, int) {
-  return guard([] { gpuvec::cuda::not_built(); });
-}
-gpuvec_status gpuvec_staged_sum(gpuvec_dtype, int, const int64_t*, gpuvec_host_array, double*,
-                                int) {
-  return guard([] { gpuvec::cuda::not_built(); });
-}
-gpuvec_status gpuvec_staged_dot(gpuvec_dtype, int, const int64_t*, gpuvec_host_array,
-                                gpuvec_host_array, double*, int) {
-  return guard([] { gpuvec::cuda::not_built(); });
-}
-
-gpuvec_status gpuvec_staged_upload(gpuvec_dtype, int, const int64_t*, gpuvec_host_array, void*,
-                                   gpuvec_stream) {
-  return guard([] { gpuvec::cuda::not_built(); });
-}
-gpuvec_status gpuvec_staged_download(void*, const void*, size_t, gpuvec_stream) {
   return guard([] { gpuvec::cuda::not_built(); });
 }
 

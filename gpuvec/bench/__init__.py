@@ -5,14 +5,19 @@ data, ``add``, ``axpy``, ``sum``, ``dot`` and ``norm`` over sizes 2^10 to
 2^28 in float32 and float64, an add of step-2 views and a row sum of a
 4096x4096 matrix; the latency of one tiny add and of one tiny sum returned
 as a Python float; and NumPy-in, NumPy-out ``add`` and ``sum`` of float64
-2^24 vectors, native and in float32. It measures the device copy bandwidth
-in the same run, as the limit the bandwidth figures are compared with, and
-each peer that imports the same way. Every benchmark also checks gpuvec's
-result against NumPy once; the command exits with status 1 if any
-disagrees. Where there is no GPU it runs on the host backend and compares
-with NumPy alone.
+2^24 vectors, native and in float32. A second group, "what users write"
+(:data:`USER_OPS`, its own table), times code as users write it, next to
+the same job in each peer's own API: an expression chain, a row softmax,
+column statistics, the cost of one small call by layout (broadcast, view,
+scalar, ``dtype=``, stream) against a contiguous add, device arrays copied
+back to NumPy, and NumPy-in, NumPy-out calls tiny and large. It measures
+the device copy bandwidth in the same run, as the limit the bandwidth
+figures are compared with, and each peer that imports the same way. Every
+benchmark also checks gpuvec's result against NumPy once; the command
+exits with status 1 if any disagrees. Where there is no GPU it runs on
+the host backend and compares with NumPy alone.
 
-It writes ``bench.json`` (every number), ``bench.md`` (a table) and
+It writes ``bench.json`` (every number), ``bench.md`` (the tables) and
 ``bench.png`` (GB/s against size). From a notebook:
 
 >>> import gpuvec.bench
@@ -33,23 +38,29 @@ right) and ``elapsed_s``. Each row has ``op``, ``kind`` (``bandwidth``, ``latenc
 ``how`` (the code timed), ``median_ms``, ``min_ms``, ``runs``,
 ``times_ms`` (every run; per call for latency rows), ``gbps``,
 ``pct_copy`` and, for peers, ``ratio`` (peer time over gpuvec time: above
-1, gpuvec is faster), or ``error`` where the library failed.
+1, gpuvec is faster), or ``error`` where the library failed. Rows of "what
+users write" also have ``group`` (``"users"``), ``data`` (``device`` or
+``host``), ``baseline`` and ``note``; their entries ``us_per_call`` and,
+where the row has a baseline, ``vs_baseline`` (time over the same library's
+time for the baseline row).
 """
 
 from gpuvec.bench._cli import main
-from gpuvec.bench._report import plot, table, to_markdown, write
-from gpuvec.bench._suite import DTYPES, OPS, PEERS, SCHEMA, parse_sizes, run
+from gpuvec.bench._report import plot, table, to_markdown, users_table, write
+from gpuvec.bench._suite import DTYPES, OPS, PEERS, SCHEMA, USER_OPS, parse_sizes, run
 
 __all__ = [
     "DTYPES",
     "OPS",
     "PEERS",
     "SCHEMA",
+    "USER_OPS",
     "main",
     "parse_sizes",
     "plot",
     "run",
     "table",
     "to_markdown",
+    "users_table",
     "write",
 ]

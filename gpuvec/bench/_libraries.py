@@ -4,11 +4,19 @@ Every library gets the same data: CuPy and PyTorch share gpuvec's device
 memory through ``__cuda_array_interface__`` (no copy, so the same bytes at
 the same alignment), NumPy works on host copies of it. Each op is the call a
 user of that library would write for the job.
+
+The group "what users write" (:data:`WORKLOADS`) declares each of its ops
+once, as every library's code in text, which :func:`load` compiles into each
+library's ``ops``.
 """
 
 from __future__ import annotations
 
+import ast
 import dataclasses
+import math
+import re
+import textwrap
 from collections.abc import Callable
 
 import numpy as np
@@ -48,6 +56,11 @@ class Library:
         Benchmark name to the code that it times, for the report.
     notes : list of str
         Anything the report should mention (a fallback taken, say).
+    module, alias : module, str
+        The library's module and the name the code of the workloads calls it
+        by (``gv``, ``cp``, ``torch``, ``np``; see :class:`Workload`).
+    setup : dict
+        Workload name to the code run once per operand set (filled by :func:`load`).
     """
 
     name: str
@@ -60,6 +73,14 @@ class Library:
     ops: dict[str, Callable]
     how: dict[str, str]
     notes: list[str] = dataclasses.field(default_factory=list)
+    module: object = None
+    alias: str = ""
+    setup: dict[str, str | None] = dataclasses.field(default_factory=dict)
+
+    @property
+    def namespace(self) -> dict:
+        """The names the workloads' code may use: the library's module, and NumPy."""
+        return {self.alias: self.module, "np": np}
 
 
 def _how(prefix: str, **special: str) -> dict[str, str]:
@@ -122,6 +143,8 @@ def gpuvec_library() -> Library:
         release=gv.free_cached,
         ops=ops,
         how=how,
+        module=gv,
+        alias="gv",
     )
 
 
@@ -170,6 +193,8 @@ def numpy_library() -> Library:
         release=lambda: None,
         ops=ops,
         how=how,
+        module=np,
+        alias="np",
     )
 
 
@@ -257,6 +282,8 @@ def cupy_library() -> Library:
         ops=ops,
         how=how,
         notes=notes,
+        module=cp,
+        alias="cp",
     )
 
 
@@ -333,7 +360,383 @@ def torch_library() -> Library:
         ops=ops,
         how=how,
         notes=notes,
+        module=torch,
+        alias="torch",
     )
+
+
+# -- what users write -------------------------------------------------------------------------
+#
+# Each benchmark of this group is one Workload in WORKLOADS: the code of each library as
+# text, the data it runs on, and how it is timed. The text is both what runs (compiled once
+# into a function) and what the report shows, so the two cannot drift apart. In it, `xp.`
+# stands for the library's own module (`gv.`, `cp.`, `torch.`, `np.`), so that one line
+# serves every library whose API reads the same; `np` is NumPy everywhere.
+
+
+@dataclasses.dataclass(frozen=True)
+class Workload:
+    """One benchmark of the group: the same job as each library's users write it.
+
+    Attributes
+    ----------
+    op : str
+        Its name, as ``--ops`` takes it.
+    kind : str
+        How it is timed: ``"bandwidth"`` (events around each call, as the
+        swept rows), ``"latency"`` (wall time per call over batches of calls)
+        or ``"roundtrip"`` (wall time of each call: for calls that return
+        host data, and for NumPy data in and out).
+    code : dict
+        Library name to the code timed; ``"*"`` serves every library of
+        ``libraries`` without an entry of its own. Statements are separated
+        by ``;``, and the value of the last is the result.
+    shapes, quick_shapes : tuple of tuple of int
+        The shapes of the rows (the data the op works on), in a full run
+        and with ``--quick`` (default: the same).
+    dtypes : tuple of str
+        The dtypes of the rows (``--dtypes`` may leave some out).
+    inputs : str
+        Names of the random inputs, each of the row's shape (or
+        ``input_shape(shape)``), in [0, 1).
+    outputs : str
+        Names of empty arrays of the row's shape, for ``out=``.
+    host_data : bool
+        The operands are NumPy arrays (gpuvec's NumPy-in, NumPy-out calls),
+        not device arrays that each library shares.
+    setup : dict
+        Library name (or ``"*"``) to code run once per operand set, untimed,
+        that defines more names (a view, a keepdims reduction).
+    args : str
+        The names the timed code reads; default ``inputs`` and ``outputs``.
+    reference : str
+        NumPy code for the float64 result gpuvec's is checked against;
+        default NumPy's own code.
+    traffic : callable
+        ``traffic(shape, itemsize)``: the bytes the job must move at the
+        least (inputs read once, results written once), for GB/s.
+    ulps : float
+        Tolerance: the largest ``|gpuvec - reference|``, over the largest
+        ``|reference|``, in units of the dtype's epsilon (0: exact).
+    libraries : tuple of str
+        The libraries that run it (where they are measured at all).
+    requires : tuple of str
+        Libraries without which the row says nothing: it is skipped.
+    device_only : bool
+        Skipped on the host backend, where it would time something else (a
+        copy from device memory that is host memory there, or no copy at all).
+    context : dict
+        Library name to code for a context manager that the timed calls
+        run in, all of them in one ``with`` (a stream made current).
+    baseline : str
+        Another workload whose time each library's time here is divided
+        by, in the same run (``vs`` in the report).
+    input_shape : callable
+        The inputs' shape for a row's shape, where they differ.
+    note : str
+        What the report should say about it.
+    """
+
+    op: str
+    kind: str
+    code: dict[str, str]
+    shapes: tuple[tuple[int, ...], ...]
+    dtypes: tuple[str, ...]
+    traffic: Callable[[tuple[int, ...], int], int]
+    quick_shapes: tuple[tuple[int, ...], ...] | None = None
+    inputs: str = "a b"
+    outputs: str = ""
+    host_data: bool = False
+    setup: dict[str, str] = dataclasses.field(default_factory=dict)
+    args: str | None = None
+    reference: str | None = None
+    ulps: float = 8
+    libraries: tuple[str, ...] = ("gpuvec", *PEERS)
+    requires: tuple[str, ...] = ()
+    device_only: bool = False
+    context: dict[str, str] = dataclasses.field(default_factory=dict)
+    baseline: str | None = None
+    input_shape: Callable[[tuple[int, ...]], tuple[int, ...]] | None = None
+    note: str = ""
+
+    def shapes_for(self, quick: bool) -> tuple[tuple[int, ...], ...]:
+        return self.quick_shapes if quick and self.quick_shapes else self.shapes
+
+    def arg_names(self) -> list[str]:
+        return (self.args or f"{self.inputs} {self.outputs}").split()
+
+    def text(self, table: dict[str, str], library: str, alias: str) -> str | None:
+        """The code of ``table`` for ``library``, with ``xp.`` spelled as ``alias``."""
+        if library not in self.libraries:
+            return None
+        return _spelled(table.get(library, table.get("*")), alias)
+
+    def reference_code(self) -> tuple[str | None, str]:
+        """NumPy's setup and code for the float64 reference."""
+        setup = _spelled(self.setup.get("numpy", self.setup.get("*")), "np")
+        code = self.reference or self.code.get("numpy", self.code.get("*"))
+        return setup, _spelled(code, "np")
+
+
+def _spelled(code: str | None, alias: str) -> str | None:
+    """``code`` with ``xp.`` spelled as ``alias``."""
+    return None if code is None else re.sub(r"\bxp\.", f"{alias}.", code)
+
+
+def _n(shape) -> int:
+    return math.prod(shape)
+
+
+def _moves(arrays: int, extra: int = 0):
+    """``traffic`` for a job that reads or writes ``arrays`` arrays of the row's shape."""
+    return lambda shape, itemsize: (arrays * _n(shape) + extra) * itemsize
+
+
+SOFTMAX = "e = xp.exp(x - xp.max(x, axis=1, keepdims=True)); e / xp.sum(e, axis=1, keepdims=True)"
+_STREAMS = {
+    "gpuvec": "gv.Stream()",
+    "cupy": "cp.cuda.Stream()",
+    "torch": "torch.cuda.stream(torch.cuda.Stream())",
+}
+_QUICK = ((1 << 12,),)
+
+
+def _small_call(op: str, code: dict, shapes=((1024,),), **fields) -> Workload:
+    """One call on 1024 float32 device elements, against the contiguous add (call_add)."""
+    fields.setdefault("traffic", _moves(3))
+    fields.setdefault("baseline", "call_add")
+    return Workload(op, "latency", code, shapes, ("float32",), **fields)
+
+
+def _numpy_in(op: str, code: str, kind="latency", shapes=((1,), (1024,)), **fields) -> Workload:
+    """gpuvec's call on NumPy arrays, NumPy's result back, against NumPy's own call.
+
+    By default a tiny call (1 and 1024 float64 elements), timed per call.
+    """
+    fields.setdefault("dtypes", ("float64",))
+    fields.setdefault("inputs", "a")
+    fields.setdefault("traffic", _moves(2))
+    libraries = ("gpuvec", "numpy")  # CuPy and PyTorch take no NumPy arrays
+    return Workload(op, kind, {"*": code}, shapes, host_data=True, libraries=libraries, **fields)
+
+
+def _copy_back(op: str, code: str) -> Workload:
+    """A float64 device array of 2^24 elements back in a NumPy array."""
+    peers = {"cupy": "cp.asnumpy(d)", "torch": "d.cpu().numpy()"}
+    return Workload(
+        op,
+        "roundtrip",
+        {"gpuvec": code, **peers},
+        ((1 << 24,),),
+        ("float64",),
+        quick_shapes=((1 << 14,),),
+        inputs="d",
+        reference="d",
+        traffic=_moves(1),
+        ulps=0,
+        device_only=True,
+    )
+
+
+def _large(op: str, code: dict, dtypes=("float32", "float64"), **fields) -> Workload:
+    """One call on a device array ``d`` of 2^22 elements."""
+    fields.setdefault("traffic", _moves(2))
+    fields.setdefault("quick_shapes", _QUICK)
+    return Workload(op, "bandwidth", code, ((1 << 22,),), dtypes, inputs="d", **fields)
+
+
+WORKLOADS: tuple[Workload, ...] = (
+    # -- device arrays: the code as users write it ----------------------------------------------
+    Workload(
+        "expr_chain",
+        "bandwidth",
+        {"*": "2.5*a*b + a - 0.5"},
+        ((1 << 20,), (1 << 24,)),
+        ("float32",),
+        quick_shapes=_QUICK,
+        traffic=_moves(3),
+        note="GB/s counts a and b read once and the result written once",
+    ),
+    Workload(
+        "softmax_rows",
+        "bandwidth",
+        {
+            "*": SOFTMAX,
+            "torch": "e = torch.exp(x - x.amax(dim=1, keepdim=True)); "
+            "e / e.sum(dim=1, keepdim=True)",
+        },
+        ((8192, 1024),),
+        ("float32",),
+        quick_shapes=((64, 256),),
+        inputs="x",
+        traffic=_moves(2),
+        ulps=16,
+        note="GB/s counts x read once and the result written once",
+    ),
+    Workload(
+        "softmax_rows_torch",
+        "bandwidth",
+        {"gpuvec": SOFTMAX, "torch": "torch.softmax(x, dim=1)"},
+        ((8192, 1024),),
+        ("float32",),
+        quick_shapes=((64, 256),),
+        inputs="x",
+        reference=SOFTMAX,
+        traffic=_moves(2),
+        ulps=16,
+        libraries=("gpuvec", "torch"),
+        requires=("torch",),
+        note="gpuvec's ops against PyTorch's fused torch.softmax",
+    ),
+    Workload(
+        "colstats",
+        "bandwidth",
+        {
+            "*": "xp.mean(x, axis=0), xp.std(x, axis=0)",
+            "torch": "x.mean(dim=0), x.std(dim=0, correction=0)",
+        },
+        ((1 << 22, 8),),
+        ("float64",),
+        quick_shapes=((4096, 8),),
+        inputs="x",
+        traffic=_moves(2),
+        ulps=1024,  # sums of 2^22 values: a check of the call, not of its accuracy (tests/)
+        note="two calls, one timed unit; GB/s counts x read once per call",
+    ),
+    # -- the cost of one small call, by layout: against the contiguous add ---------------------
+    _small_call("call_add", {"*": "xp.add(a, b)"}, baseline=None),
+    _small_call(
+        "call_broadcast",
+        {"*": "A - m"},
+        shapes=((8, 128),),
+        inputs="A",
+        setup={
+            "*": "m = xp.mean(A, axis=1, keepdims=True)",
+            "torch": "m = A.mean(dim=1, keepdim=True)",
+        },
+        args="A m",
+        traffic=_moves(2, 8),
+    ),
+    _small_call(
+        "call_step2",
+        {"*": "xp.add(va, vb)"},
+        setup={"*": "va, vb = a[::2], b[::2]"},
+        args="va vb",
+        input_shape=lambda shape: (2 * shape[0],),
+        note="views of every other element of 2048",
+    ),
+    _small_call("call_scalar_right", {"*": "a + 1.0"}, inputs="a", traffic=_moves(2)),
+    _small_call("call_scalar_left", {"*": "1.0 - a"}, inputs="a", traffic=_moves(2)),
+    _small_call(
+        "call_dtype",
+        {"*": "xp.add(a, b, dtype=np.float64)", "torch": "a.double() + b.double()"},
+        traffic=lambda shape, itemsize: 2 * _n(shape) * itemsize + 8 * _n(shape),
+        note="float32 in, float64 out",
+    ),
+    _small_call(
+        "call_stream",
+        {"*": "xp.add(a, b)"},
+        context=_STREAMS,
+        libraries=("gpuvec", "cupy", "torch"),
+        note="every call inside one `with` of a new stream",
+    ),
+    # -- device arrays back to NumPy ------------------------------------------------------------
+    _copy_back("to_host", "d.to_host()"),
+    _copy_back("np_asarray", "np.asarray(d)"),
+    # -- NumPy in, NumPy out: tiny calls, then 2^22 elements -----------------------------------
+    _numpy_in(
+        "np_tiny_add_out", "xp.add(a, b, out=c)", inputs="a b", outputs="c", traffic=_moves(3)
+    ),
+    _numpy_in("np_tiny_add_scalar", "xp.add(a, 2.5)"),
+    _numpy_in(
+        "np_tiny_subtract_bcast",
+        "xp.subtract(A, m, out=C)",
+        shapes=((8, 128),),
+        inputs="A",
+        outputs="C",
+        setup={"*": "m = A.mean(axis=1, keepdims=True)"},
+        args="A m C",
+        traffic=_moves(2, 8),
+        note="m: 8x1, a NumPy keepdims mean",
+    ),
+    _numpy_in("np_tiny_sum", "xp.sum(a)", traffic=_moves(1, 1)),
+    _numpy_in(
+        "np_add_scalar",
+        "xp.add(a, 2.5)",
+        "roundtrip",
+        ((1 << 22,),),
+        dtypes=("float32", "float64"),
+        quick_shapes=_QUICK,
+    ),
+    # -- large device arrays: scalars, argmax, sqrt, a column mean -----------------------------
+    _large("scalar_mul", {"*": "2.5 * d"}),
+    _large("scalar_sub", {"*": "d - 0.5"}),
+    _large(
+        "argmax",
+        {"*": "xp.argmax(d)"},
+        traffic=_moves(1, 1),
+        ulps=0,
+        note="gpuvec returns a Python int (so waits for the GPU); CuPy and PyTorch, a device "
+        "array",
+    ),
+    _large("sqrt", {"*": "xp.sqrt(d)"}, ("float32",), ulps=2),
+    Workload(
+        "mean_axis0",
+        "bandwidth",
+        {"*": "xp.mean(d, axis=0)", "torch": "d.mean(dim=0)"},
+        ((4096, 4096),),
+        ("float64",),
+        quick_shapes=((64, 64),),
+        inputs="d",
+        traffic=lambda shape, itemsize: (_n(shape) + shape[1]) * itemsize,
+        ulps=64,
+    ),
+)
+
+WORKLOAD_OPS = tuple(w.op for w in WORKLOADS)
+WORKLOADS_BY_OP = {w.op: w for w in WORKLOADS}
+
+
+def compile_code(code: str, args, namespace: dict, name: str) -> Callable:
+    """A function of ``args`` that runs ``code`` in ``namespace`` and returns its last value."""
+    *head, last = ast.parse(code).body
+    lines = [ast.unparse(statement) for statement in head]
+    lines.append(f"return {ast.unparse(last.value)}" if isinstance(last, ast.Expr) else "pass")
+    source = f"def _run({', '.join(args)}):\n" + textwrap.indent("\n".join(lines), "    ")
+    scope = dict(namespace)
+    exec(compile(source, f"<gpuvec.bench {name}>", "exec"), scope)  # our own text, see WORKLOADS
+    return scope["_run"]
+
+
+def run_setup(code: str | None, arrays: dict, namespace: dict) -> dict:
+    """``arrays`` with the names that ``code`` defines added."""
+    scope = {**namespace, **arrays}
+    if code:
+        exec(compile(code, "<gpuvec.bench setup>", "exec"), scope)  # our own text
+    return scope
+
+
+def workload_calls(name: str, alias: str, namespace: dict) -> tuple[dict, dict, dict]:
+    """A library's functions, descriptions and setup code, for the workloads it runs.
+
+    Returns
+    -------
+    ops, how, setup : dict
+        Workload name to the compiled function, to the code it runs as the
+        report shows it, and to the code run once per operand set.
+    """
+    ops, how, setup = {}, {}, {}
+    for w in WORKLOADS:
+        code = w.text(w.code, name, alias)
+        if code is None:
+            continue
+        ops[w.op] = compile_code(code, w.arg_names(), namespace, f"{w.op} {name}")
+        setup[w.op] = w.text(w.setup, name, alias)
+        context = w.context.get(name)
+        how[w.op] = (f"with {context}: " if context else "") + code
+        if setup[w.op]:
+            how[w.op] += f"  [once: {setup[w.op]}]"
+    return ops, how, setup
 
 
 _LOADERS = {"cupy": cupy_library, "torch": torch_library, "numpy": numpy_library}
@@ -371,4 +774,9 @@ def load(peers, backend: str) -> tuple[list[Library], dict[str, str]]:
             skipped[name] = f"{name} does not import: {exc}"
         except Exception as exc:  # e.g. a CUDA mismatch inside the peer: leave it out, say why
             skipped[name] = f"{name} cannot run here: {type(exc).__name__}: {exc}"
+    for lib in libraries:  # the code of "what users write", declared once for every library
+        ops, how, setup = workload_calls(lib.name, lib.alias, lib.namespace)
+        lib.ops.update(ops)
+        lib.how.update(how)
+        lib.setup.update(setup)
     return libraries, skipped

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from gpuvec.bench._suite import DTYPES, PEERS, SWEEP_OPS
+from gpuvec.bench._suite import DTYPES, PEERS, SWEEP_OPS, USER_GROUP
 
 MICRO = "\u00b5"
 _TITLES = {
@@ -38,8 +38,9 @@ def _size(row) -> str:
     return f"2^{n.bit_length() - 1}" if n > 1 and n & (n - 1) == 0 else f"{n:,}"
 
 
-def _peers_in(results) -> list[str]:
-    present = {name for row in results["rows"] for name in row["results"]}
+def _peers_in(results, group=None) -> list[str]:
+    rows = [row for row in results["rows"] if row.get("group") == group]
+    present = {name for row in rows for name in row["results"]}
     return [name for name in PEERS if name in present]
 
 
@@ -85,6 +86,8 @@ def table(results, sizes=None) -> str:
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * 3 + "---:|" * (len(header) - 4)]
     lines[-1] += "---|"
     for row in results["rows"]:
+        if row.get("group") is not None:  # "what users write" has a table of its own
+            continue
         if sizes is not None and row["op"] in SWEEP_OPS and row["n"] not in sizes:
             continue
         ours = row["results"].get("gpuvec")
@@ -105,6 +108,85 @@ def table(results, sizes=None) -> str:
         cells.append("yes" if row["correct"] else "**NO**")
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
+
+
+def _us(entry) -> str:
+    """A time per call in microseconds, as many digits as mean something."""
+    if entry is None:
+        return "-"
+    if "error" in entry:
+        return "error"
+    us = entry["median_ms"] * 1e3
+    return f"{us:.2f}" if us < 100 else f"{us:,.1f}" if us < 10_000 else f"{us:,.0f}"
+
+
+def _ratio(value) -> str:
+    return "-" if value is None else f"{value:.2f}"
+
+
+def users_table(results) -> str:
+    """The Markdown table of "what users write": one row per workload, shape and dtype.
+
+    Columns: gpuvec's code, its microseconds per call, GB/s (where the job
+    moves a natural number of bytes) and its time over its baseline's
+    (``vs call_add``: the contiguous add of the same size), then each peer's
+    microseconds and gpuvec/peer (above 1, gpuvec is faster). Empty where
+    no such row ran.
+    """
+    rows = [row for row in results["rows"] if row.get("group") == USER_GROUP]
+    if not rows:
+        return ""
+    peers = _peers_in(results, USER_GROUP)
+    bases = sorted({row["baseline"] for row in rows if row.get("baseline")})
+    header = ["benchmark", "gpuvec code", "shape", "dtype", f"gpuvec {MICRO}s", "gpuvec GB/s"]
+    if bases:
+        header.append(f"vs {'/'.join(bases)}")
+    for peer in peers:
+        header += [f"{peer} {MICRO}s", f"gpuvec/{peer}"]
+    header.append("correct")
+    lines = ["| " + " | ".join(header) + " |", "|---|---|---|---|" + "---:|" * (len(header) - 5)]
+    lines[-1] += "---|"
+    for row in rows:
+        ours = row["results"].get("gpuvec")
+        code = ours["how"] if ours else ""
+        cells = [row["op"], f"`{code}`", _size(row), row["dtype"]]
+        if ours is None or "median_ms" not in ours:
+            cells += ["error", "-"]
+        else:
+            cells.append(_us(ours))
+            cells.append("-" if ours.get("gbps") is None else f"{ours['gbps']:.1f}")
+        if bases:
+            cells.append(_ratio(None if ours is None else ours.get("vs_baseline")))
+        for peer in peers:
+            entry = row["results"].get(peer)
+            cells += [_us(entry), _ratio(None if entry is None else entry.get("ratio"))]
+        cells.append("yes" if row["correct"] else "**NO**")
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def _users_preamble(results) -> list[str]:
+    """What the users table shows, and how each of its rows was timed."""
+    kinds: dict[str, list[str]] = {}
+    for row in results["rows"]:
+        if row.get("group") == USER_GROUP and row["op"] not in kinds.get(row["kind"], []):
+            kinds.setdefault(row["kind"], []).append(row["op"])
+    how = {
+        "bandwidth": "events around each call, as the rows above",
+        "latency": "per call, over batches of calls, as the latency rows above",
+        "roundtrip": "wall time of each call, as the roundtrip rows above",
+    }
+    return [
+        "Each job as the users of each library write it, on the same data: device arrays "
+        "that gpuvec, CuPy and PyTorch share, host copies for NumPy; NumPy arrays for both "
+        "gpuvec and NumPy in the `np_*` rows. bench.json has every library's code.",
+        f"{MICRO}s: the median time per call; GB/s: the bytes the job must move at the least "
+        "(inputs read once, results written once) over that time; `vs`: gpuvec's time over "
+        "its own time for the baseline row; gpuvec/peer: above 1, gpuvec is faster; `-`: the "
+        "library has no such call, or is not measured here.",
+        "",
+        *(f"- timed {how[kind]}: {', '.join(ops)}" for kind, ops in kinds.items()),
+    ]
 
 
 def to_markdown(results, sizes=None) -> str:
@@ -147,7 +229,7 @@ def to_markdown(results, sizes=None) -> str:
     lines += [
         f"- timing: {results['timing']['bandwidth']}; up to {settings['repeat']} runs after "
         f"{settings['warmup']} warm-up runs, at most {settings['max_seconds']} s each way",
-        f"- latency rows: {results['timing']['latency']} ({settings['tiny_calls']} calls "
+        f"- latency rows: {results['timing']['latency']} (up to {settings['tiny_calls']} calls "
         f"x {settings['tiny_batches']} batches)",
         f"- roundtrip rows: {results['timing']['roundtrip']}; GB/s counts the host arrays",
         "- GB/s: bytes of every input read once and every output written once, over the "
@@ -155,6 +237,12 @@ def to_markdown(results, sizes=None) -> str:
         "",
         table(results, sizes),
     ]
+    users = users_table(results)
+    if users:
+        lines += ["", "## What users write", "", *_users_preamble(results), "", users]
+        notes = {r["op"]: r["note"] for r in results["rows"] if r.get("group") and r.get("note")}
+        if notes:
+            lines += ["", *(f"- {op}: {note}" for op, note in notes.items())]
     skipped = results.get("skipped", [])
     if skipped or results.get("peers_skipped"):
         lines += ["", "## Not measured", ""]

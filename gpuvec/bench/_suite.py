@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import datetime
 import gc
@@ -25,7 +26,10 @@ SWEEP_OPS = ("add", "axpy", "sum", "dot", "norm", "add_step2")
 MATRIX_OPS = ("sum_axis1",)
 LATENCY_OPS = ("tiny_add", "tiny_sum")
 ROUNDTRIP_OPS = ("roundtrip_add", "roundtrip_sum")
-OPS = SWEEP_OPS + MATRIX_OPS + LATENCY_OPS + ROUNDTRIP_OPS
+# "What users write" (_libraries.WORKLOADS): each in the shapes and dtypes it declares.
+USER_OPS = _libraries.WORKLOAD_OPS
+USER_GROUP = "users"
+OPS = SWEEP_OPS + MATRIX_OPS + LATENCY_OPS + ROUNDTRIP_OPS + USER_OPS
 DTYPES = ("float32", "float64")
 PEERS = _libraries.PEERS
 
@@ -440,6 +444,8 @@ def _fill_row(row, op, libraries, operands_of, time_it, check) -> dict:
     that fails makes the row incorrect.
     """
     for lib in libraries:
+        if op not in lib.ops:  # a benchmark this library has no code for: its cell stays empty
+            continue
         how = lib.how.get(op, "")
         try:
             call, sets = lib.ops[op], operands_of(lib.name)
@@ -497,6 +503,7 @@ def _latency_timer(settings: Settings):
             calls=settings.tiny_calls,
             batches=settings.tiny_batches,
             warmup=max(10, settings.tiny_calls // 25),
+            max_seconds=settings.max_seconds,
         )
 
     return time_it
@@ -727,6 +734,164 @@ def _roundtrip(libraries, settings, rows, progress, rng) -> None:
             progress.advance()
 
 
+# -- what users write ---------------------------------------------------------------------------
+
+
+def _as_parts(result) -> list[np.ndarray]:
+    """A result as NumPy arrays: each item of a tuple, device arrays copied back."""
+    parts = result if isinstance(result, tuple) else (result,)
+    return [
+        np.asarray(gpuvec.asnumpy(p) if isinstance(p, gpuvec.DeviceArray) else p) for p in parts
+    ]
+
+
+def _normwise_error(got, expected) -> float:
+    """``max |got - expected|`` over ``max |expected|``, all parts together, in float64.
+
+    Unlike the elementwise relative error it stays meaningful where a result
+    crosses zero (``2.5*a*b + a - 0.5``). inf for a shape mismatch, NaN for a NaN.
+    """
+    got, expected = _as_parts(got), _as_parts(expected)
+    if [g.shape for g in got] != [e.shape for e in expected]:
+        return math.inf
+    g = np.concatenate([p.astype(np.float64).ravel() for p in got])
+    e = np.concatenate([p.astype(np.float64).ravel() for p in expected])
+    with np.errstate(all="ignore"):
+        diff = float(np.max(np.abs(g - e), initial=0.0))
+        scale = float(np.max(np.abs(e), initial=0.0))
+    if math.isnan(diff):
+        return math.nan
+    return diff / max(scale, float(np.finfo(np.float64).tiny)) if diff else 0.0
+
+
+def _context(workload, lib):
+    """The context the library's calls of ``workload`` run in (a current stream), or none."""
+    code = workload.context.get(lib.name)
+    return eval(code, lib.namespace) if code else contextlib.nullcontext()  # our own text
+
+
+def _shape_label(shape) -> str:
+    return _label(shape[0]) if len(shape) == 1 else "x".join(str(s) for s in shape)
+
+
+def _user_row(w, shape, dtype, libraries, settings, rng) -> dict:
+    """One row of a workload: its data for every library, gpuvec's check, every library's time.
+
+    Returns ``{"skip": reason}`` instead where the data would not fit in memory.
+    """
+    itemsize = np.dtype(dtype).itemsize
+    n = math.prod(shape)
+    in_shape = w.input_shape(shape) if w.input_shape else shape
+    names, outputs, args = w.inputs.split(), w.outputs.split(), w.arg_names()
+    in_bytes = len(names) * math.prod(in_shape) * itemsize
+    device = w.kind == "bandwidth" and not w.host_data
+    rotate = _rotation(in_bytes, settings.cache_bytes) if device else 1
+    problem = _memory_problem(
+        0 if w.host_data else rotate * in_bytes + 6 * n * itemsize,
+        (3 + rotate) * in_bytes + 6 * n * 8,
+    )
+    if problem is not None:
+        return {"skip": problem}
+    tol = w.ulps * float(np.finfo(dtype).eps)
+    row = _new_row(
+        w.op,
+        w.kind,
+        n,
+        shape,
+        dtype,
+        w.traffic(shape, itemsize),
+        tol,
+        group=USER_GROUP,
+        data="host" if w.host_data else "device",
+        baseline=w.baseline,
+        rotate=rotate,
+        note=w.note or None,
+    )
+    # float32 values drawn first, as in the sweep: the float64 reference sees the same numbers.
+    host = {name: rng.random(in_shape, dtype=np.float32).astype(dtype) for name in names}
+    setup, code = w.reference_code()
+    scope = _libraries.run_setup(
+        setup,
+        {
+            **{k: v.astype(np.float64) for k, v in host.items()},
+            **{o: np.empty(shape) for o in outputs},
+        },
+        {"np": np},
+    )
+    reference = _libraries.compile_code(code, args, {"np": np}, f"{w.op} reference")
+    expected = tuple(_as_parts(reference(*(scope[a] for a in args))))
+    del scope
+    try:
+        sets = [] if w.host_data else [{k: gpuvec.to_device(v) for k, v in host.items()}]
+        while sets and len(sets) < rotate:
+            sets.append({k: v.copy() for k, v in sets[0].items()})
+        for arrays in sets:
+            arrays.update({o: gpuvec.empty(shape, dtype) for o in outputs})
+        gpuvec.synchronize()
+    except Exception as exc:
+        row["error"] = f"setting up the data failed: {_error_text(exc)}"
+        return row
+    by_name = {lib.name: lib for lib in libraries}
+
+    def operands_of(name):
+        lib, result = by_name[name], []
+        for r in range(rotate):
+            if w.host_data:
+                arrays = {**host, **{o: np.empty(shape, dtype) for o in outputs}}
+            else:
+                arrays = {k: lib.adopt(d, host.get(k), r > 0) for k, d in sets[r].items()}
+            scope = _libraries.run_setup(lib.setup.get(w.op), arrays, lib.namespace)
+            result.append(tuple(scope[a] for a in args))
+        return result
+
+    def check(call, operands):
+        with _context(w, libraries[0]):
+            error = _normwise_error(call(*operands), expected)
+        return bool(error <= tol), error
+
+    timer = {"bandwidth": _event_timer, "latency": _latency_timer, "roundtrip": _wall_timer}
+    base = timer[w.kind](settings)
+
+    def time_it(lib, call, operand_sets):
+        with _context(w, lib):
+            return base(lib, call, operand_sets)
+
+    return _fill_row(row, w.op, libraries, operands_of, time_it, check)
+
+
+def _users(libraries, settings, rows, skipped, progress, rng) -> None:
+    """The rows of "what users write", each workload in its shapes and dtypes."""
+    present = {lib.name for lib in libraries}
+    for w in _libraries.WORKLOADS:
+        if w.op not in settings.ops:
+            continue
+        shapes = w.shapes_for(settings.quick)
+        dtypes = [d for d in w.dtypes if d in settings.dtypes]
+        missing = [name for name in w.requires if name not in present]
+        reason = None
+        if w.device_only and gpuvec.backend() != "cuda":
+            reason = "copies device memory back: there is none on the host backend"
+        elif missing:
+            reason = f"compares with {', '.join(missing)}, which is not measured here"
+        elif not dtypes:
+            reason = f"runs in {', '.join(w.dtypes)} only, which the dtypes asked for leave out"
+        if reason is not None:
+            skipped.append({"op": w.op, "n": None, "dtype": None, "reason": reason})
+            progress.advance(len(shapes) * len(dtypes))
+            continue
+        for shape in shapes:
+            for dtype in dtypes:
+                progress.describe(f"{w.op} {_shape_label(shape)} {dtype}")
+                row = _user_row(w, shape, dtype, libraries, settings, rng)
+                if "skip" in row:
+                    n = math.prod(shape)
+                    skipped.append({"op": w.op, "n": n, "dtype": dtype, "reason": row["skip"]})
+                else:
+                    rows.append(row)
+                progress.advance()
+                _release(libraries)
+
+
 def _device_support() -> dict[str, str]:
     """The optional benchmarks gpuvec cannot run on device data here, and why."""
     reasons = {}
@@ -775,11 +940,18 @@ def _versions(libraries) -> dict:
 def _finish(results: dict) -> None:
     """Fills in each figure's percent of the copy bandwidth and gpuvec's speed ratio to peers."""
     reference = results["copy"].get("reference_gbps")
+    by_op = {(row["op"], row["dtype"]): row for row in results["rows"]}
     for row in results["rows"]:
         ours = row["results"].get("gpuvec", {})
+        base = by_op.get((row.get("baseline"), row["dtype"]), {}).get("results", {})
         for name, entry in row["results"].items():
             if "median_ms" not in entry:
                 continue
+            if row.get("group") == USER_GROUP:
+                entry["us_per_call"] = _round(entry["median_ms"] * 1e3)
+            if base.get(name, {}).get("median_ms"):
+                # time over the same library's time of the baseline row: above 1, slower
+                entry["vs_baseline"] = _round(entry["median_ms"] / base[name]["median_ms"])
             if row["kind"] == "bandwidth" and reference and entry.get("gbps"):
                 entry["pct_copy"] = _round(100 * entry["gbps"] / reference)
             else:
@@ -895,8 +1067,10 @@ def run(
             "include the call's own overhead; after a warm-up; median of the runs; input sets "
             "rotate while they would fit in the cache",
             "latency": "wall time per call over a batch of calls that ends in a synchronize; "
-            "median of the batches",
-            "roundtrip": "wall time of one call, NumPy data in and out; median of the runs",
+            "median of the batches; fewer calls per batch where they would take longer than "
+            "the time budget",
+            "roundtrip": "wall time of one call that returns host data (NumPy data in and "
+            "out, or a device array copied back); median of the runs",
             "ratio": "peer time / gpuvec time: above 1, gpuvec is faster",
         },
         "peers_skipped": peers_skipped,
@@ -910,8 +1084,13 @@ def run(
     started = time.perf_counter()
     rows, skipped = results["rows"], results["skipped"]
     n_sweep = sum(op in SWEEP_OPS for op in settings.ops) * len(settings.sizes)
-    n_fixed = sum(op not in SWEEP_OPS for op in settings.ops)
-    total = 1 + (n_sweep + n_fixed) * len(settings.dtypes)
+    n_fixed = sum(op not in SWEEP_OPS + USER_OPS for op in settings.ops)
+    n_users = sum(
+        len(w.shapes_for(settings.quick)) * len(set(w.dtypes) & set(settings.dtypes))
+        for w in _libraries.WORKLOADS
+        if w.op in settings.ops
+    )
+    total = 1 + (n_sweep + n_fixed) * len(settings.dtypes) + n_users
     with Progress(total, enabled=progress) as bar:
         bar.describe("device copy bandwidth")
         results["copy"] = _copy_bandwidth(libraries, settings)
@@ -920,6 +1099,7 @@ def run(
         _matrix(libraries, settings, support, rows, skipped, bar, rng)
         _latency(libraries, settings, rows, bar)
         _roundtrip(libraries, settings, rows, bar, rng)
+        _users(libraries, settings, rows, skipped, bar, rng)
     for lib in libraries:
         results["notes"] += lib.notes
     _finish(results)

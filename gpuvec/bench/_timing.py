@@ -112,17 +112,24 @@ def per_call(
     calls: int,
     batches: int,
     warmup: int,
+    max_seconds: float | None = None,
 ) -> list[float]:
     """Wall milliseconds per call of ``call(*operands)``, one figure per batch of calls.
 
     Each batch makes ``calls`` calls back to back and then waits for the
     device, so the figure is what a Python loop of tiny ops costs: the
     Python-side overhead and the launch, or, when launches queue up faster
-    than they are issued, whichever of the two is slower.
+    than they are issued, whichever of the two is slower. With
+    ``max_seconds``, a call slow enough that the batches would take longer
+    gets fewer calls per batch (at least 10), as the warm-up's pace says.
     """
+    start = time.perf_counter()
     for _ in range(warmup):
         call(*operands)
     synchronize()
+    if max_seconds is not None and warmup:
+        pace = (time.perf_counter() - start) / warmup
+        calls = max(min(calls, 10), min(calls, int(max_seconds / (batches * max(pace, 1e-9)))))
     result = []
     for _ in range(batches):
         start = time.perf_counter()

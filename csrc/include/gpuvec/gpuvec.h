@@ -1,13 +1,142 @@
-/* The gpuvec C ABI: include this one header. */
+/* The gpuvec C ABI: include this one header.
+ *
+ * Every op takes its arrays as gpuvec_array descriptors: one self-describing
+ * argument each (where the data is, its dtype, shape and strides), as DLPack's
+ * DLTensor and CCCL's cccl_iterator_t do. There is one entry point per op
+ * family:
+ *
+ *   gpuvec_elementwise   out = f(in0, in1, in2; params)   every elementwise op
+ *   gpuvec_reduce        out = reduction of x over its last dimensions
+ *   gpuvec_copy          out = in, converting dtype and moving host <-> device
+ *
+ * Each returns a status (gpuvec/status.h) and takes a gpuvec_launch: the
+ * backend, the block size and the stream. Behind the entry points the
+ * boundary (csrc/common) decides, once, what the call needs:
+ *   - host (NumPy) data on the CUDA backend is streamed through pinned
+ *     staging buffers, converted to the compute dtype on the way;
+ *   - a device input of another dtype is converted into a temporary;
+ *   - an out that partly overlaps an input is computed in a temporary first,
+ *     so every result is what NumPy gives;
+ *   - the layout is simplified, so contiguous, reversed and Fortran-ordered
+ *     arrays take the kernels' contiguous path.
+ *
+ * Which ops exist is gpuvec/op_table.h: one row per op.
+ */
 #ifndef GPUVEC_GPUVEC_H
 #define GPUVEC_GPUVEC_H
 
-#include "gpuvec/cast.h"
-#include "gpuvec/ops.h"
-#include "gpuvec/reduce.h"
+#include <stdint.h>
+
+#include "gpuvec/op_table.h"
 #include "gpuvec/runtime.h"
-#include "gpuvec/staged.h"
 #include "gpuvec/status.h"
-#include "gpuvec/unary.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define GPUVEC_MAX_NDIM 32
+#define GPUVEC_MAX_INPUTS 3
+
+/* The element types. The dtype is data: a new dtype is a new row here and in
+ * the dispatch, not a new entry point. */
+typedef enum gpuvec_dtype {
+  GPUVEC_FLOAT32 = 0,
+  GPUVEC_FLOAT64 = 1,
+  GPUVEC_INT64 = 2, /* argmin/argmax results */
+  GPUVEC_BOOL = 3   /* one byte, 0 or 1: where's condition */
+} gpuvec_dtype;
+
+/* Where an array's elements are. */
+typedef enum gpuvec_memory {
+  GPUVEC_MEMORY_HOST = 0,   /* host memory, e.g. a NumPy array */
+  GPUVEC_MEMORY_DEVICE = 1, /* memory the current CUDA device can address */
+  GPUVEC_MEMORY_SCALAR = 2  /* no memory: every element is `scalar` (an input only) */
+} gpuvec_memory;
+
+/* An array: element (i0, ..., ik) is at data + i0*strides[0] + ... + ik*strides[k]
+ * elements. Strides count elements, not bytes; 0 broadcasts, negative walks
+ * backwards. An elementwise op's inputs have the output's shape (broadcast
+ * dimensions have stride 0). */
+typedef struct gpuvec_array {
+  void* data; /* element (0, ..., 0); NULL for a scalar or an empty array */
+  gpuvec_dtype dtype;
+  gpuvec_memory memory;
+  double scalar; /* the value of a GPUVEC_MEMORY_SCALAR input */
+  int ndim;
+  int64_t shape[GPUVEC_MAX_NDIM];
+  int64_t strides[GPUVEC_MAX_NDIM];
+} gpuvec_array;
+
+/* How to run a call. */
+typedef struct gpuvec_launch {
+  gpuvec_backend backend;
+  int threads_per_block; /* 0: a good default. Above 1024 fails as CUDA does, on both backends */
+  gpuvec_stream stream;  /* NULL: the default stream. The host backend runs in order */
+} gpuvec_launch;
+
+/* The ops, from the table: GPUVEC_ADD, GPUVEC_SQRT, ..., GPUVEC_REDUCE_SUM, ... */
+#define GPUVEC_ENUM_ROW(NAME, name, arity, params, Functor, summary) GPUVEC_##NAME,
+typedef enum gpuvec_op { GPUVEC_ELEMENTWISE_OPS(GPUVEC_ENUM_ROW) GPUVEC_OP_COUNT } gpuvec_op;
+#undef GPUVEC_ENUM_ROW
+#define GPUVEC_ENUM_ROW(NAME, name, inputs, index, Policy, summary) GPUVEC_REDUCE_##NAME,
+typedef enum gpuvec_reduce_op {
+  GPUVEC_REDUCE_OPS(GPUVEC_ENUM_ROW) GPUVEC_REDUCE_OP_COUNT
+} gpuvec_reduce_op;
+#undef GPUVEC_ENUM_ROW
+
+/* One row of the op table, for bindings that build their functions from it.
+ * For reductions, arity is the number of inputs and params is 1 for ops
+ * whose result is an int64 index. */
+typedef struct gpuvec_op_info {
+  int code;
+  const char* name;
+  int arity;
+  int params;
+  const char* summary;
+} gpuvec_op_info;
+
+/* The table's rows; *count receives their number. Never fails. */
+const gpuvec_op_info* gpuvec_elementwise_ops(int* count);
+const gpuvec_op_info* gpuvec_reduce_ops(int* count);
+
+/* out = op(inputs[0], ..., inputs[n_inputs - 1]; params).
+ *
+ * out's dtype is the compute dtype (float32 or float64); every input has
+ * out's ndim and shape, and any float dtype, except where's condition (input
+ * 0), which is GPUVEC_BOOL. params holds the op's parameters (alpha, beta),
+ * NULL when it has none. On the host backend every array is host memory; on
+ * the CUDA backend the arrays are all device memory, or all host memory
+ * (staged). Scalars may be mixed with either; a scalar's dtype says only
+ * that it is a float (or, for where's condition, a bool: nonzero is true).
+ * out may be any view, also one of an input; a 0-d array has ndim 0. */
+gpuvec_status gpuvec_elementwise(gpuvec_op op, const gpuvec_array* out, const gpuvec_array* inputs,
+                                 int n_inputs, const double* params, const gpuvec_launch* launch);
+
+/* out = the reduction op of x (and y, for DOT) over x's last reduced_ndim
+ * dimensions, computed in `compute` (x is converted as it is read).
+ *
+ * out's shape is x's first x.ndim - reduced_ndim dimensions; its dtype is
+ * `compute`, or GPUVEC_INT64 for ARGMIN and ARGMAX. Sums accumulate in
+ * double. ddof is var's and std's delta degrees of freedom. MIN, MAX, ARGMIN
+ * and ARGMAX of no elements fail with GPUVEC_ERROR_INVALID_ARGUMENT. y is
+ * NULL except for DOT, which reduces every dimension (reduced_ndim ==
+ * x.ndim) of x and y, of one shape. x and y are arrays, not scalars. */
+gpuvec_status gpuvec_reduce(gpuvec_reduce_op op, const gpuvec_array* out, const gpuvec_array* x,
+                            const gpuvec_array* y, int reduced_ndim, gpuvec_dtype compute,
+                            double ddof, const gpuvec_launch* launch);
+
+/* out = in, element by element over out's shape (in may broadcast), with
+ * the dtype converted and the data moved between host and device memory as
+ * the two descriptors say. A host <-> device copy goes through the pinned
+ * staging buffers; the call returns once a copy to host memory has landed.
+ * float32 and float64 convert into each other; int64 and bool copy only to
+ * their own dtype. A scalar `in` fills out. */
+gpuvec_status gpuvec_copy(const gpuvec_array* out, const gpuvec_array* in,
+                          const gpuvec_launch* launch);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* GPUVEC_GPUVEC_H */

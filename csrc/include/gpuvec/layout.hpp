@@ -11,8 +11,8 @@
 
 #include <stdint.h>
 
-#include "gpuvec/ops.h"
-#include "gpuvec/ops.hpp"
+#include "gpuvec/gpuvec.h"
+#include "gpuvec/ops.hpp"  // GPUVEC_HD
 
 namespace gpuvec {
 

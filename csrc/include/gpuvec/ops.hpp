@@ -1,8 +1,8 @@
 // The definitions of gpuvec's ops, shared by the CUDA and the host backend.
 //
 // Each op is a small functor that compiles for both the host and the device, so
-// a new elementwise op is one line here plus one line where it is dispatched
-// (csrc/common/dispatch.hpp). Both backends call the same functor, which is why
+// a new elementwise op is one line here plus its row in gpuvec/op_table.h, which
+// names the functor. Both backends call the same functor, which is why
 // they give bit-identical results for the correctly rounded ops (arithmetic,
 // sqrt, comparisons; nvcc builds with -fmad=false so that it does not fuse
 // a*b+c where the host compiler would not); the math library functions (exp,
@@ -40,7 +40,14 @@ GPUVEC_MATH_1(log)
 GPUVEC_MATH_1(log1p)
 GPUVEC_MATH_1(sin)
 GPUVEC_MATH_1(cos)
+GPUVEC_MATH_1(tan)
+GPUVEC_MATH_1(asin)
+GPUVEC_MATH_1(acos)
+GPUVEC_MATH_1(atan)
 GPUVEC_MATH_1(tanh)
+GPUVEC_MATH_1(floor)
+GPUVEC_MATH_1(ceil)
+GPUVEC_MATH_1(rint)
 GPUVEC_MATH_2(pow)
 GPUVEC_MATH_2(hypot)
 GPUVEC_MATH_2(atan2)
@@ -75,8 +82,26 @@ struct Log1p { template <class T> GPUVEC_HD T operator()(T x) const { return mat
 struct Expm1 { template <class T> GPUVEC_HD T operator()(T x) const { return math::expm1(x); } };
 struct Sin { template <class T> GPUVEC_HD T operator()(T x) const { return math::sin(x); } };
 struct Cos { template <class T> GPUVEC_HD T operator()(T x) const { return math::cos(x); } };
+struct Tan { template <class T> GPUVEC_HD T operator()(T x) const { return math::tan(x); } };
+struct Arcsin { template <class T> GPUVEC_HD T operator()(T x) const { return math::asin(x); } };
+struct Arccos { template <class T> GPUVEC_HD T operator()(T x) const { return math::acos(x); } };
+struct Arctan { template <class T> GPUVEC_HD T operator()(T x) const { return math::atan(x); } };
 struct Tanh { template <class T> GPUVEC_HD T operator()(T x) const { return math::tanh(x); } };
+struct Floor { template <class T> GPUVEC_HD T operator()(T x) const { return math::floor(x); } };
+struct Ceil { template <class T> GPUVEC_HD T operator()(T x) const { return math::ceil(x); } };
+struct Rint { template <class T> GPUVEC_HD T operator()(T x) const { return math::rint(x); } };
 // clang-format on
+// Rint rounds halves to even in the default rounding mode, as numpy.round
+// does; round() would round them away from zero.
+
+// numpy.sign: -1, 0 or 1, and a NaN comes back as it is (its sign bit too).
+// Both zeros give +0.0, as NumPy's does for -0.0.
+struct Sign {
+  template <class T>
+  GPUVEC_HD T operator()(T x) const {
+    return x > T(0) ? T(1) : (x < T(0) ? T(-1) : (x == T(0) ? T(0) : x));
+  }
+};
 
 // 1 / (1 + exp(-x)), written so that exp never overflows: for x < 0 it is
 // exp(x) / (1 + exp(x)). Both branches share e = exp(-|x|) <= 1.
@@ -106,26 +131,37 @@ struct Where {
   }
 };
 
+// The ops with parameters. The parameters come as doubles and are rounded to
+// the compute type once, when the functor is made: Op::Of<T> is the functor
+// that computes in T (see make_op in csrc/kit/dispatch.hpp), so a float32
+// kernel multiplies by a float, as NumPy does, and converts nothing per element.
+
 // out = alpha * x
-template <class T>
 struct Scale {
-  T alpha;
-  GPUVEC_HD T operator()(T x) const { return alpha * x; }
+  template <class T>
+  struct Of {
+    T alpha;
+    GPUVEC_HD T operator()(T x) const { return alpha * x; }
+  };
 };
 
 // out = alpha * x + y
-template <class T>
 struct Axpy {
-  T alpha;
-  GPUVEC_HD T operator()(T x, T y) const { return alpha * x + y; }
+  template <class T>
+  struct Of {
+    T alpha;
+    GPUVEC_HD T operator()(T x, T y) const { return alpha * x + y; }
+  };
 };
 
 // out = alpha * x + beta * y
-template <class T>
 struct Axpby {
-  T alpha;
-  T beta;
-  GPUVEC_HD T operator()(T x, T y) const { return alpha * x + beta * y; }
+  template <class T>
+  struct Of {
+    T alpha;
+    T beta;
+    GPUVEC_HD T operator()(T x, T y) const { return alpha * x + beta * y; }
+  };
 };
 
 // Reductions accumulate in double whatever the input type: the extra precision

@@ -1,4 +1,5 @@
-// The row reductions of gpuvec/reduce.h, shared by the CUDA and host backends.
+// The row reductions of gpuvec_reduce (gpuvec/gpuvec.h), shared by the CUDA
+// and host backends; gpuvec/op_table.h names each op's policy.
 //
 // Each is a small policy that both backends drive in the same way:
 //   Acc               the running state of a run of elements: a plain struct
@@ -213,6 +214,13 @@ struct Deviations {
     return op;
   }
 };
+
+// The op table's names for ops that have no policy of their own: var and std
+// are Deviations, made with ddof by the dispatch (csrc/kit/dispatch.hpp); dot,
+// of two inputs, is the backends' single-pass dot, never a row reduction.
+struct Var {};
+struct Std {};
+struct Dot {};
 
 // The op that reduces row r.
 template <class Op>

@@ -1,9 +1,10 @@
 // C++ errors inside gpuvec, and the boundary that turns them into a status.
 //
 // Library code throws gpuvec::Error; every extern "C" function wraps its body
-// in guard(), so no C++ exception ever crosses the ABI.
-#ifndef GPUVEC_COMMON_ERROR_HPP
-#define GPUVEC_COMMON_ERROR_HPP
+// in guard(), so no C++ exception ever crosses the ABI. record_error is
+// defined by the boundary (csrc/common/error.cpp).
+#ifndef GPUVEC_KIT_ERROR_HPP
+#define GPUVEC_KIT_ERROR_HPP
 
 #include <new>
 #include <stdexcept>
@@ -64,4 +65,4 @@ gpuvec_status guard(Body&& body) noexcept {
 
 }  // namespace gpuvec
 
-#endif  // GPUVEC_COMMON_ERROR_HPP
+#endif  // GPUVEC_KIT_ERROR_HPP

@@ -1,15 +1,17 @@
-// Visiting the elements of a layout on the host, in C order.
-#ifndef GPUVEC_HOST_WALK_HPP
-#define GPUVEC_HOST_WALK_HPP
+// Visiting the elements of a layout on the host, in C order: the host
+// backend's loops and the staging pipeline's gathers and scatters.
+#ifndef GPUVEC_KIT_WALK_HPP
+#define GPUVEC_KIT_WALK_HPP
 
 #include <stdint.h>
 
 #include "gpuvec/layout.hpp"
 
-namespace gpuvec::host {
+namespace gpuvec {
 
-// Below this many elements a loop runs on one thread: starting OpenMP's team
-// costs more than it saves.
+// Below this many elements a host loop runs on one thread, without entering
+// an OpenMP region: starting the team (and waiting for cores that are busy
+// elsewhere) costs more than it saves.
 constexpr int64_t kParallelThreshold = 1 << 15;
 
 // Calls visit(off) for the linear indices [begin, end), where off[k] is the
@@ -38,6 +40,6 @@ void walk(const Layout<N>& L, int64_t begin, int64_t end, Visit&& visit) {
   }
 }
 
-}  // namespace gpuvec::host
+}  // namespace gpuvec
 
-#endif  // GPUVEC_HOST_WALK_HPP
+#endif  // GPUVEC_KIT_WALK_HPP

@@ -1,0 +1,179 @@
+// gpuvec_elementwise: every elementwise op, on every kind of memory.
+//
+// Once per call the boundary checks the descriptors, decides where the call
+// runs (arrays.hpp: Place), converts device or host inputs of another dtype
+// into temporaries, computes into a temporary when out overlaps an input
+// other than as its very view, simplifies the layout and calls the backend.
+// Scalars are never materialized: they reach the kernels as values.
+#include <stdint.h>
+
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "../kit/backends.hpp"
+#include "../kit/dtype.hpp"
+#include "../kit/error.hpp"
+#include "../kit/view.hpp"
+#include "arrays.hpp"
+#include "checks.hpp"
+#include "gpuvec/layout.hpp"
+#include "op_table.hpp"
+#include "temporaries.hpp"
+
+namespace gpuvec {
+namespace {
+
+// What one call computes: out = op(in[0], ..., in[n - 1]; params).
+struct Call {
+  gpuvec_op op;
+  gpuvec_array out;
+  gpuvec_array in[GPUVEC_MAX_INPUTS];
+  int n;
+  const double* params;
+  int threads_per_block;
+  gpuvec_stream stream;
+};
+
+// Where's condition, the one input that is not of the compute dtype.
+bool is_condition(gpuvec_op op, int k) { return op == GPUVEC_WHERE && k == 0; }
+
+template <class T>
+Operand<T> operand(const gpuvec_array& a, int64_t offset) {
+  if (is_scalar(a)) {
+    if constexpr (std::is_same_v<T, uint8_t>) {
+      return {nullptr, static_cast<uint8_t>(a.scalar != 0)};  // any nonzero value is true
+    } else {
+      return {nullptr, static_cast<T>(a.scalar)};
+    }
+  }
+  return {static_cast<const T*>(a.data) + offset, T{}};
+}
+
+// On the host or the device: one simplified layout over out and the inputs,
+// a scalar given out's strides so that it never keeps dimensions apart.
+template <class T, int Arity>
+void run_in_memory(const Call& c, Place place) {
+  const int64_t* strides[Arity + 1];
+  strides[0] = c.out.strides;
+  for (int k = 0; k < Arity; ++k) {
+    strides[k + 1] = is_scalar(c.in[k]) ? c.out.strides : c.in[k].strides;
+  }
+  const Layout<Arity + 1> L = simplify_layout<Arity + 1>(c.out.ndim, c.out.shape, strides);
+  Inputs<T, Arity> in{};
+  for (int k = 0; k < Arity; ++k) {
+    if (is_condition(c.op, k)) {
+      in.cond = operand<uint8_t>(c.in[k], L.offset[k + 1]);
+    } else {
+      in.in[k] = operand<T>(c.in[k], L.offset[k + 1]);
+    }
+  }
+  T* out = static_cast<T*>(c.out.data) + L.offset[0];
+  if (place == Place::kDevice) {
+    cuda::elementwise<T, Arity>(c.op, L, out, in, c.params, c.threads_per_block, c.stream);
+  } else {
+    host::elementwise<T, Arity>(c.op, L, out, in, c.params, c.threads_per_block, c.stream);
+  }
+}
+
+HostView host_view(const gpuvec_array& a, const Layout<1 + GPUVEC_MAX_INPUTS>& joint, int k) {
+  if (is_scalar(a)) return {nullptr, a.dtype, a.scalar, Layout<1>{}};
+  char* data =
+      static_cast<char*>(a.data) + joint.offset[k] * static_cast<int64_t>(itemsize(a.dtype));
+  return {data, a.dtype, 0.0, operand_layout(joint, k)};
+}
+
+// Host arrays on the CUDA backend: the staging pipeline, which converts each
+// input to the compute dtype as it gathers it.
+void run_staged(const Call& c) {
+  const int64_t* strides[1 + GPUVEC_MAX_INPUTS];
+  for (int k = 0; k <= GPUVEC_MAX_INPUTS; ++k) {
+    const bool own = k > 0 && k <= c.n && !is_scalar(c.in[k - 1]);
+    strides[k] = own ? c.in[k - 1].strides : c.out.strides;
+  }
+  const auto joint = simplify_layout<1 + GPUVEC_MAX_INPUTS>(c.out.ndim, c.out.shape, strides);
+  HostView in[GPUVEC_MAX_INPUTS];
+  for (int k = 0; k < c.n; ++k) in[k] = host_view(c.in[k], joint, k + 1);
+  cuda::staged_elementwise(c.op, c.params, joint.size, host_view(c.out, joint, 0), in, c.n,
+                           c.threads_per_block);
+}
+
+void run(Call c, Place place) {
+  const gpuvec_memory memory = place == Place::kDevice ? GPUVEC_MEMORY_DEVICE : GPUVEC_MEMORY_HOST;
+  Scratch scratch(c.stream);
+  // Inputs of another dtype, converted first (the staging pipeline converts
+  // as it gathers, and only the converted copy crosses the bus).
+  if (place != Place::kStaged) {
+    for (int k = 0; k < c.n; ++k) {
+      const gpuvec_array& a = c.in[k];
+      if (!is_scalar(a) && !is_condition(c.op, k) && a.dtype != c.out.dtype) {
+        c.in[k] = converted(a, c.out.dtype, scratch, c.stream);
+      }
+    }
+  }
+  // An out that overlaps an input other than as its very view could be
+  // written before the input is read: compute into a temporary instead.
+  const gpuvec_array out = c.out;
+  bool via_temporary = false;
+  for (int k = 0; k < c.n; ++k) {
+    via_temporary = via_temporary || (overlaps(out, c.in[k]) && !same_view(out, c.in[k]));
+  }
+  if (via_temporary) c.out = temporary_like(out, out.dtype, memory, false, scratch);
+
+  if (place == Place::kStaged) {
+    run_staged(c);
+  } else {
+    with_float(c.out.dtype, [&](auto zero) {
+      using T = decltype(zero);
+      switch (c.n) {
+        case 1:
+          return run_in_memory<T, 1>(c, place);
+        case 2:
+          return run_in_memory<T, 2>(c, place);
+        case 3:
+          return run_in_memory<T, 3>(c, place);
+      }
+      throw Error(GPUVEC_ERROR_INTERNAL, "an elementwise op has 1 to 3 inputs");
+    });
+  }
+  if (via_temporary) copy_array(out, c.out, memory, c.stream);
+}
+
+}  // namespace
+}  // namespace gpuvec
+
+extern "C" gpuvec_status gpuvec_elementwise(gpuvec_op op, const gpuvec_array* out,
+                                            const gpuvec_array* inputs, int n_inputs,
+                                            const double* params, const gpuvec_launch* launch) {
+  using namespace gpuvec;  // NOLINT: this function only
+  return guard([&] {
+    check_launch(launch, false);
+    const gpuvec_op_info& info = elementwise_info(op);
+    if (n_inputs != info.arity) {
+      throw_invalid_argument(std::string(info.name) + " takes " + std::to_string(info.arity) +
+                             " inputs, got " + std::to_string(n_inputs));
+    }
+    if (inputs == nullptr) throw_invalid_argument("inputs is a null pointer");
+    if (info.params > 0 && params == nullptr) {
+      throw_invalid_argument(std::string(info.name) + " takes " + std::to_string(info.params) +
+                             " parameters, but params is a null pointer");
+    }
+    const Named o{out, "out"};
+    check_array(o, false);
+    check_dtype(o, -1);
+    std::vector<Named> arrays{o};
+    for (int k = 0; k < n_inputs; ++k) {
+      const Named a{&inputs[k], "input " + std::to_string(k)};
+      check_array(a, true);
+      check_same_shape(a, o);
+      check_dtype(a, is_condition(op, k) ? GPUVEC_BOOL : -1);
+      arrays.push_back(a);
+    }
+    const Place place = place_of(launch->backend, arrays);
+    if (element_count(*out) == 0) return;
+
+    Call c{op, *out, {}, n_inputs, params, launch->threads_per_block, launch->stream};
+    for (int k = 0; k < n_inputs; ++k) c.in[k] = inputs[k];
+    run(c, place);
+  });
+}

@@ -1,0 +1,38 @@
+// Every elementwise op on the CUDA backend (the kernels are in map.cuh). The
+// ops of one arity are compiled in one file (elementwise_*.cu), so that the
+// three files build in parallel.
+#ifndef GPUVEC_CUDA_ELEMENTWISE_CUH
+#define GPUVEC_CUDA_ELEMENTWISE_CUH
+
+#include <stdint.h>
+
+#include "../kit/backends.hpp"
+#include "../kit/dispatch.hpp"
+#include "../kit/error.hpp"
+#include "map.cuh"
+
+namespace gpuvec::cuda {
+
+template <class T, int Arity>
+void elementwise(gpuvec_op op, const Layout<Arity + 1>& L, T* out, const Inputs<T, Arity>& in,
+                 const double* params, int threads_per_block, gpuvec_stream stream) {
+  visit_op<T>(op, params, [&](auto f, auto arity) {
+    using F = decltype(f);
+    if constexpr (decltype(arity)::value == Arity) {
+      with_operands<F>(
+          in, [&](auto... operands) { map(L, f, out, threads_per_block, stream, operands...); });
+    } else {
+      throw Error(GPUVEC_ERROR_INTERNAL, "elementwise op called with the wrong number of inputs");
+    }
+  });
+}
+
+}  // namespace gpuvec::cuda
+
+// Used inside namespace gpuvec::cuda.
+#define GPUVEC_INSTANTIATE_ELEMENTWISE(T, Arity)                                   \
+  template void elementwise<T, Arity>(gpuvec_op, const Layout<Arity + 1>&, T*,     \
+                                      const Inputs<T, Arity>&, const double*, int, \
+                                      gpuvec_stream);
+
+#endif  // GPUVEC_CUDA_ELEMENTWISE_CUH

@@ -1,0 +1,7 @@
+// The elementwise ops of two inputs on the CUDA backend (see elementwise.cuh).
+#include "elementwise.cuh"
+
+namespace gpuvec::cuda {
+GPUVEC_INSTANTIATE_ELEMENTWISE(float, 2)
+GPUVEC_INSTANTIATE_ELEMENTWISE(double, 2)
+}  // namespace gpuvec::cuda

@@ -1,0 +1,81 @@
+/* gpuvec's op table: every op, named once.
+ *
+ * Each row is one op. The C enums (gpuvec.h), the C++ dispatch to each op's
+ * functor (csrc/kit/dispatch.hpp), the table Python reads at import
+ * (gpuvec_elementwise_ops, gpuvec_reduce_ops), and through it the public
+ * Python functions and the parametrised tests are all made from these rows.
+ * Adding an elementwise op is one row here plus its functor in ops.hpp.
+ *
+ * Elementwise rows: X(NAME, name, arity, params, Functor, summary)
+ *   NAME      the enum GPUVEC_<NAME>
+ *   name      the Python name (NumPy's, where NumPy has the function)
+ *   arity     the number of array inputs (1 to 3)
+ *   params    the number of double parameters (alpha, beta) the functor takes
+ *   Functor   the functor in gpuvec::ops (ops.hpp)
+ *   summary   one line for the docstring
+ *
+ * Reduction rows: X(NAME, name, inputs, index, Policy, summary)
+ *   inputs    1, or 2 for dot
+ *   index     1 when the result is an int64 position (argmin, argmax)
+ *   Policy    the policy in gpuvec::ops::reduce (reduce_ops.hpp)
+ */
+#ifndef GPUVEC_OP_TABLE_H
+#define GPUVEC_OP_TABLE_H
+
+/* clang-format off */
+#define GPUVEC_ELEMENTWISE_OPS(X)                                                              \
+  /* binary: out = a (op) b */                                                                 \
+  X(ADD, add, 2, 0, Add, "Add the inputs elementwise")                                         \
+  X(SUBTRACT, subtract, 2, 0, Subtract, "Subtract the second input from the first")            \
+  X(MULTIPLY, multiply, 2, 0, Multiply, "Multiply the inputs elementwise")                     \
+  X(DIVIDE, divide, 2, 0, Divide, "Divide the first input by the second (true division)")      \
+  X(POWER, power, 2, 0, Power, "Raise the first input to the power of the second")             \
+  X(MAXIMUM, maximum, 2, 0, Maximum, "The larger element, NaN where either is NaN")            \
+  X(MINIMUM, minimum, 2, 0, Minimum, "The smaller element, NaN where either is NaN")           \
+  X(HYPOT, hypot, 2, 0, Hypot, "The hypotenuse sqrt(a**2 + b**2), without overflow")           \
+  X(ARCTAN2, arctan2, 2, 0, Atan2, "The angle of the point (b, a) in radians, in [-pi, pi]")   \
+  /* unary: out = f(x) */                                                                      \
+  X(NEGATIVE, negative, 1, 0, Negative, "The negated input, -x")                               \
+  X(ABSOLUTE, absolute, 1, 0, Abs, "The absolute value |x|")                                   \
+  X(SQRT, sqrt, 1, 0, Sqrt, "The non-negative square root (NaN below 0)")                      \
+  X(EXP, exp, 1, 0, Exp, "The exponential e**x")                                               \
+  X(LOG, log, 1, 0, Log, "The natural logarithm (NaN below 0, -inf at 0)")                     \
+  X(LOG1P, log1p, 1, 0, Log1p, "log(1 + x), accurate for small x")                             \
+  X(EXPM1, expm1, 1, 0, Expm1, "exp(x) - 1, accurate for small x")                             \
+  X(SIN, sin, 1, 0, Sin, "The sine of an angle in radians")                                    \
+  X(COS, cos, 1, 0, Cos, "The cosine of an angle in radians")                                  \
+  X(TAN, tan, 1, 0, Tan, "The tangent of an angle in radians")                                 \
+  X(ARCSIN, arcsin, 1, 0, Arcsin, "The inverse sine, in [-pi/2, pi/2] (NaN outside [-1, 1])")  \
+  X(ARCCOS, arccos, 1, 0, Arccos, "The inverse cosine, in [0, pi] (NaN outside [-1, 1])")      \
+  X(ARCTAN, arctan, 1, 0, Arctan, "The inverse tangent, in [-pi/2, pi/2]")                     \
+  X(TANH, tanh, 1, 0, Tanh, "The hyperbolic tangent")                                          \
+  X(SIGMOID, sigmoid, 1, 0, Sigmoid, "The logistic function 1 / (1 + exp(-x))")                \
+  X(FLOOR, floor, 1, 0, Floor, "The largest integer not greater than x")                       \
+  X(CEIL, ceil, 1, 0, Ceil, "The smallest integer not less than x")                            \
+  X(ROUND, round, 1, 0, Rint, "The nearest integer, halves to even (numpy.round)")             \
+  X(SIGN, sign, 1, 0, Sign, "-1, 0 or 1 by the sign of x (NaN stays NaN)")                     \
+  /* with parameters, and the three-input ops */                                               \
+  X(SCALE, scale, 1, 1, Scale, "alpha * x")                                                    \
+  X(AXPY, axpy, 2, 1, Axpy, "alpha * x + y")                                                   \
+  X(AXPBY, axpby, 2, 2, Axpby, "alpha * x + beta * y")                                         \
+  X(CLIP, clip, 3, 0, Clip, "x limited to [lo, hi]")                                           \
+  X(WHERE, where, 3, 0, Where, "a where cond is true, else b (cond is a bool array)")
+
+#define GPUVEC_REDUCE_OPS(X)                                                                   \
+  X(SUM, sum, 1, 0, Sum, "The sum of the elements")                                            \
+  X(MEAN, mean, 1, 0, Mean, "The arithmetic mean")                                             \
+  X(MIN, min, 1, 0, Min, "The smallest element (NaN if any is NaN)")                           \
+  X(MAX, max, 1, 0, Max, "The largest element (NaN if any is NaN)")                            \
+  X(ARGMIN, argmin, 1, 1, ArgMin, "The index of the smallest element (of the first NaN)")      \
+  X(ARGMAX, argmax, 1, 1, ArgMax, "The index of the largest element (of the first NaN)")       \
+  X(PROD, prod, 1, 0, Prod, "The product of the elements")                                     \
+  X(VAR, var, 1, 0, Var, "The variance")                                                       \
+  X(STD, std, 1, 0, Std, "The standard deviation")                                             \
+  X(NANSUM, nansum, 1, 0, NanSum, "The sum, counting NaN as 0")                                \
+  X(NANMEAN, nanmean, 1, 0, NanMean, "The mean of the elements that are not NaN")              \
+  X(ASUM, asum, 1, 0, AbsSum, "The sum of absolute values (BLAS asum)")                        \
+  X(NRM2, norm, 1, 0, Nrm2, "The Euclidean norm, without overflow (BLAS nrm2)")                \
+  X(DOT, dot, 2, 0, Dot, "The dot product: the sum of x * y")
+/* clang-format on */
+
+#endif /* GPUVEC_OP_TABLE_H */

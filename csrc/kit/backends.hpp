@@ -1,0 +1,92 @@
+// What each backend implements. The boundary (csrc/common) validates a call,
+// converts and stages its operands and simplifies the layout, then calls one
+// of these. Pointers already include the layout's offsets. Each function
+// throws gpuvec::Error.
+#ifndef GPUVEC_KIT_BACKENDS_HPP
+#define GPUVEC_KIT_BACKENDS_HPP
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "gpuvec/gpuvec.h"
+#include "gpuvec/layout.hpp"
+#include "operand.hpp"
+#include "view.hpp"
+
+namespace gpuvec {
+
+// Operand 0 of an elementwise layout is the output, operand k + 1 input k (a
+// scalar input has the output's strides, and its memory is never read). A
+// reduction's `rows` layout walks the output (operand 0) and the start of
+// each row of x (operand 1); `row` walks the elements of one row of x, in the
+// order the reduction visits them. The host backend ignores the block size
+// and the stream.
+#define GPUVEC_BACKEND_FUNCTIONS                                                              \
+  template <class T, int Arity>                                                               \
+  void elementwise(gpuvec_op op, const Layout<Arity + 1>& layout, T* out,                     \
+                   const Inputs<T, Arity>& in, const double* params, int threads_per_block,   \
+                   gpuvec_stream stream);                                                     \
+  /* out = To(x), element by element: conversions, strided copies and fills */                \
+  template <class To, class From>                                                             \
+  void cast(const Layout<2>& layout, To* out, Operand<From> x, gpuvec_stream stream);         \
+  template <class T>                                                                          \
+  void sum(const Layout<1>& layout, const T* x, T* result, int threads_per_block,             \
+           gpuvec_stream stream);                                                             \
+  template <class T>                                                                          \
+  void dot(const Layout<2>& layout, const T* x, const T* y, T* result, int threads_per_block, \
+           gpuvec_stream stream);                                                             \
+  template <class T>                                                                          \
+  void reduce(gpuvec_reduce_op op, const Layout<2>& rows, const Layout<1>& row, const T* x,   \
+              void* out, double ddof, int threads_per_block, gpuvec_stream stream);
+
+// The (To, From) pairs that cast is compiled for: conversions between the
+// float types, and copies of every dtype.
+#define GPUVEC_CAST_TYPES(X) \
+  X(float, float)            \
+  X(float, double)           \
+  X(double, float)           \
+  X(double, double)          \
+  X(int64_t, int64_t)        \
+  X(uint8_t, uint8_t)
+
+namespace host {
+GPUVEC_BACKEND_FUNCTIONS
+}  // namespace host
+
+namespace cuda {
+GPUVEC_BACKEND_FUNCTIONS
+
+// Device memory from the current device's stream-ordered pool, and its
+// return, ordered after the work queued on `stream`.
+void* allocate(size_t bytes, gpuvec_stream stream);
+void deallocate(void* ptr, gpuvec_stream stream);
+
+// Host (NumPy) arrays through the pinned staging pipeline (staging.cpp).
+// Each call holds the pipeline of the current device (one at a time) and
+// returns once its result is in host memory.
+
+// out = op(in...) over the `size` elements of the views' walk: each chunk of
+// every array input is gathered into pinned memory, converted to out's dtype
+// (the compute dtype; a bool input stays bytes), the op runs on the device
+// and the chunk is scattered into out. Scalars go to the kernel as values.
+void staged_elementwise(gpuvec_op op, const double* params, int64_t size, const HostView& out,
+                        const HostView* in, int n_inputs, int threads_per_block);
+// The sum of x, and the sum of x * y, read in `compute` and summed in double.
+double staged_sum(gpuvec_dtype compute, int64_t size, const HostView& x, int threads_per_block);
+double staged_dot(gpuvec_dtype compute, int64_t size, const HostView& x, const HostView& y,
+                  int threads_per_block);
+// device_dst[i] = element i of src converted to `to`, for i < size, copied on
+// `stream`; returns once the copies are done.
+void upload(const HostView& src, int64_t size, gpuvec_dtype to, void* device_dst,
+            gpuvec_stream stream);
+// Element i of dst = device_src[i] (of dtype `from`) converted to dst's dtype,
+// for i < size, after the work queued on `stream`; returns once it has landed.
+void download(const void* device_src, gpuvec_dtype from, int64_t size, const HostView& dst,
+              gpuvec_stream stream);
+}  // namespace cuda
+
+#undef GPUVEC_BACKEND_FUNCTIONS
+
+}  // namespace gpuvec
+
+#endif  // GPUVEC_KIT_BACKENDS_HPP

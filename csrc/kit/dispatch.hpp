@@ -1,0 +1,105 @@
+// From an op code to the functor that implements it, generated from the op
+// table (gpuvec/op_table.h): one switch case per row, so a new row needs no
+// edit here.
+#ifndef GPUVEC_KIT_DISPATCH_HPP
+#define GPUVEC_KIT_DISPATCH_HPP
+
+#include <stdint.h>
+
+#include <string>
+#include <type_traits>
+
+#include "error.hpp"
+#include "gpuvec/gpuvec.h"
+#include "gpuvec/ops.hpp"
+#include "gpuvec/reduce_ops.hpp"
+
+namespace gpuvec {
+
+// The functor of Op computing in T: Op::Of<T> for an op with parameters (see
+// ops.hpp), else Op itself.
+template <class Op, class T, class = void>
+struct Typed {
+  using type = Op;
+};
+template <class Op, class T>
+struct Typed<Op, T, std::void_t<typename Op::template Of<T>>> {
+  using type = typename Op::template Of<T>;
+};
+
+// The functor of an op of `Params` parameters, rounded to T once here.
+template <class Op, class T, int Params>
+typename Typed<Op, T>::type make_op(const double* params) {
+  using F = typename Typed<Op, T>::type;
+  if constexpr (Params == 0) {
+    (void)params;
+    return F{};
+  } else if constexpr (Params == 1) {
+    return F{static_cast<T>(params[0])};
+  } else {
+    static_assert(Params == 2, "an op has at most two parameters");
+    return F{static_cast<T>(params[0]), static_cast<T>(params[1])};
+  }
+}
+
+template <int N>
+using Arity = std::integral_constant<int, N>;
+
+// Calls visit(functor, Arity<n>{}) with op's functor computing in T and its
+// number of inputs. A backend compiles its kernels for the ops of one arity
+// at a time, discarding the others with `if constexpr`.
+template <class T, class Visitor>
+void visit_op(gpuvec_op op, const double* params, Visitor&& visit) {
+  switch (op) {
+#define GPUVEC_VISIT_ROW(NAME, name, arity, n_params, Functor, summary) \
+  case GPUVEC_##NAME:                                                   \
+    return visit(make_op<ops::Functor, T, n_params>(params), Arity<arity>{});
+    GPUVEC_ELEMENTWISE_OPS(GPUVEC_VISIT_ROW)
+#undef GPUVEC_VISIT_ROW
+    case GPUVEC_OP_COUNT:
+      break;
+  }
+  throw_invalid_argument("unknown elementwise op " + std::to_string(static_cast<int>(op)));
+}
+
+// The row policy of a reduction row: var and std are Deviations, whose first
+// pass (the means) the backend runs.
+template <class Policy>
+auto make_policy(double ddof) {
+  namespace r = ops::reduce;
+  if constexpr (std::is_same_v<Policy, r::Var>) {
+    return r::Deviations{nullptr, ddof, false};
+  } else if constexpr (std::is_same_v<Policy, r::Std>) {
+    return r::Deviations{nullptr, ddof, true};
+  } else {
+    (void)ddof;
+    return Policy{};
+  }
+}
+
+// Calls visit(policy, Out{}) with the row reduction of op and the type of its
+// output: T, or int64_t for the ops whose result is an index (argmin,
+// argmax). Ops of two inputs (dot) are no row reduction: the boundary sends
+// them to the backends' dot, and they throw here.
+template <class T, class Visitor>
+void visit_reduce_op(gpuvec_reduce_op op, double ddof, Visitor&& visit) {
+  switch (op) {
+#define GPUVEC_VISIT_ROW(NAME, name, inputs, index, Policy, summary)                  \
+  case GPUVEC_REDUCE_##NAME:                                                          \
+    if constexpr (inputs == 1) {                                                      \
+      using Out = std::conditional_t<index == 1, int64_t, T>;                         \
+      return visit(make_policy<ops::reduce::Policy>(ddof), Out{});                    \
+    } else {                                                                          \
+      throw Error(GPUVEC_ERROR_INTERNAL, #name " of two inputs is no row reduction"); \
+    }
+    GPUVEC_REDUCE_OPS(GPUVEC_VISIT_ROW)
+#undef GPUVEC_VISIT_ROW
+    case GPUVEC_REDUCE_OP_COUNT:
+      break;
+  }
+  throw_invalid_argument("unknown reduce op " + std::to_string(static_cast<int>(op)));
+}
+
+}  // namespace gpuvec
+
+#endif  // GPUVEC_KIT_DISPATCH_HPP

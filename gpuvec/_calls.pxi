@@ -1,0 +1,721 @@
+# The one call path: every public op crosses from Python into here once.
+#
+#   elementwise(op, args, out, dtype, ...)  every elementwise op of the table
+#   reduce(op, x, y, axis, keepdims, ...)    every reduction, with or without an axis
+#   copy_into, to_device, to_host, new_array  moving and converting data
+#
+# Each describes its operands (_operands.pxi), decides the dtype and the
+# shape, makes the result, and makes one ABI call without the GIL. What the
+# call needs besides (staging host data through pinned memory, converting an
+# input's dtype, a temporary for an out that overlaps an input) the C++
+# boundary decides.
+#
+# Uses: Operands and the describing helpers (_operands.pxi), ArrayFields
+# (_array_fields.pxi), DeviceBuffer, ResultSlot and the transfer counters
+# (_memory.pxi), check (_check.pxi).
+
+cimport numpy as cnp
+from libc.stdint cimport int64_t, uintptr_t
+from libc.string cimport memset
+
+import math
+import operator
+import warnings
+
+from numpy.exceptions import AxisError
+
+cdef object _current_stream_var = None  # gpuvec.streams' ContextVar, registered by it
+cdef object _Stream = None  # gpuvec.Stream
+
+
+def register_stream_context(var, cls):
+    """Tells the core where the current gpuvec.Stream is kept (a ContextVar),
+    and which class a stream is."""
+    global _current_stream_var, _Stream
+    _current_stream_var = var
+    _Stream = cls
+
+
+# -- the op table --------------------------------------------------------------------------------
+
+
+def elementwise_ops():
+    """The elementwise rows of the op table: (code, name, arity, params, summary)."""
+    cdef int count = 0
+    cdef const gpuvec_op_info* rows = gpuvec_elementwise_ops(&count)
+    return [(rows[i].code, rows[i].name.decode(), rows[i].arity, rows[i].params,
+             rows[i].summary.decode()) for i in range(count)]
+
+
+def reduce_ops():
+    """The reduction rows of the op table: (code, name, inputs, index, summary)."""
+    cdef int count = 0
+    cdef const gpuvec_op_info* rows = gpuvec_reduce_ops(&count)
+    return [(rows[i].code, rows[i].name.decode(), rows[i].arity, rows[i].params,
+             rows[i].summary.decode()) for i in range(count)]
+
+
+# -- launch settings -----------------------------------------------------------------------------
+
+
+cdef int _threads_per_block(object value) except -1:
+    if value is None:
+        return 0
+    if isinstance(value, bool) or not isinstance(value, int) and not hasattr(value, "__index__"):
+        raise TypeError(f"threads_per_block must be an int, got {value!r}")
+    n = operator.index(value)
+    if n < 0 or n > 2**31 - 1:
+        if n < 0:
+            raise ValueError(f"threads_per_block must be positive, got {n}")
+        raise ValueError(f"threads_per_block={n} exceeds the limit of "
+                         f"{GPUVEC_MAX_THREADS_PER_BLOCK} threads per block")
+    return n
+
+
+cdef object _resolve_stream(object stream):
+    """The gpuvec.Stream a call runs on: the given one, else the current one, else None."""
+    if stream is None:
+        return _current_stream_var.get() if _current_stream_var is not None else None
+    if not isinstance(stream, _Stream):
+        raise TypeError(f"stream must be a gpuvec.Stream or None, got {type(stream).__name__}")
+    return stream
+
+
+cdef uintptr_t _stream_handle(object stream) except? 0:
+    return 0 if stream is None else stream.handle
+
+
+cdef int _current_device() except -1:
+    cdef int device = 0
+    check(gpuvec_cuda_get_device(&device))
+    return device
+
+
+cdef class _OnDevice:
+    """Makes a device current for one call, when another one is (a context)."""
+
+    cdef int previous
+
+    def __cinit__(self, int device):
+        self.previous = -1
+        if device >= 0 and _backend_code == GPUVEC_BACKEND_CUDA:
+            current = _current_device()
+            if current != device:
+                check(gpuvec_cuda_set_device(device))
+                self.previous = current
+
+    cdef int restore(self) except -1:
+        if self.previous >= 0:
+            check(gpuvec_cuda_set_device(self.previous))
+        return 0
+
+
+# -- results -------------------------------------------------------------------------------------
+
+
+cdef tuple _c_strides_of(tuple shape, Py_ssize_t itemsize):
+    cdef list strides = []
+    cdef Py_ssize_t step = itemsize
+    for n in reversed(shape):
+        strides.append(step)
+        step *= max(n, 1)
+    strides.reverse()
+    return tuple(strides)
+
+
+cdef object _new_device_array(tuple shape, object dtype, int device, object stream,
+                              bint host_backed, bint result_slot=False):
+    """A new C-contiguous DeviceArray. `result_slot`: a 0-d reduction result,
+    which the GPU writes straight into mapped host memory."""
+    cdef ArrayFields r = ArrayFields.__new__(_DeviceArray)
+    cdef Py_ssize_t size = 1
+    cdef uintptr_t handle = _stream_handle(stream)
+    for n in shape:
+        size *= n
+    if host_backed:
+        try:
+            r._host = np.empty(shape, dtype)
+        except MemoryError:
+            from gpuvec._errors import OutOfMemoryError
+            raise OutOfMemoryError(f"out of host memory allocating {size * dtype.itemsize} "
+                                   f"bytes") from None
+        r._owner = None
+        r._address = 0
+        r._device = 0
+    elif result_slot:
+        slot = ResultSlot(handle, stream)
+        r._host = None
+        r._owner = slot
+        r._address = <uintptr_t>(<ResultSlot>slot).ptr
+        r._device = device
+    else:
+        buffer = DeviceBuffer(size * dtype.itemsize, handle, stream)
+        r._host = None
+        r._owner = buffer
+        r._address = <uintptr_t>(<DeviceBuffer>buffer).ptr
+        r._device = device
+    r._shape = shape
+    r._strides = _c_strides_of(shape, dtype.itemsize)
+    r._dtype = dtype
+    r._stream = stream
+    r._readonly = False
+    r._contiguous = True
+    r._size = size
+    return r
+
+
+def new_array(shape, dtype, stream=None):
+    """A new C-contiguous DeviceArray on the active backend and current device."""
+    stream = _resolve_stream(stream)
+    if _backend_code == GPUVEC_BACKEND_HOST:
+        return _new_device_array(shape, dtype, 0, stream, True)
+    return _new_device_array(shape, dtype, _current_device(), stream, False)
+
+
+cdef int _describe_result(gpuvec_array* a, object result, int ndim, const int64_t* shape,
+                          gpuvec_dtype dtype) except -1:
+    """The descriptor of a result array (a NumPy array or a DeviceArray) of `shape`."""
+    cdef ArrayFields f
+    cdef Py_ssize_t itemsize = _itemsize(dtype)
+    cdef int d = 0
+    memset(a, 0, sizeof(gpuvec_array))
+    a.dtype = dtype
+    a.ndim = ndim
+    for d in range(ndim):
+        a.shape[d] = shape[d]
+    if isinstance(result, _DeviceArray):
+        f = <ArrayFields>result
+        if f._host is not None:
+            result = f._host
+        else:
+            a.memory = GPUVEC_MEMORY_DEVICE
+            a.data = <void*>f._address
+            d = 0
+            for s in f._strides:
+                a.strides[d] = s // itemsize
+                d += 1
+            return 0
+    a.memory = GPUVEC_MEMORY_HOST
+    a.data = cnp.PyArray_DATA(<cnp.ndarray>result)
+    for d in range(ndim):
+        a.strides[d] = cnp.PyArray_STRIDES(<cnp.ndarray>result)[d] // itemsize
+    if cnp.PyArray_SIZE(<cnp.ndarray>result) == 0:
+        a.data = NULL
+    return 0
+
+
+cdef int _check_out(object out, Operands ops, int ndim, const int64_t* shape,
+                    object compute) except -1:
+    """A user's out= must be writable, of the result's shape and dtype, and on
+    the same side (host or device) as the inputs."""
+    cdef ArrayFields f
+    expected = _shape_tuple(ndim, shape)
+    if isinstance(out, _DeviceArray):
+        f = <ArrayFields>out
+        if not ops.device_mode:
+            raise TypeError("out is a DeviceArray, but the inputs are in host memory: copy "
+                            "them with gpuvec.to_device first, or pass a NumPy out")
+        if f._shape != expected:
+            raise ValueError(f"out has shape {f._shape}, but the result has shape {expected}")
+        if f._dtype != compute:
+            raise ValueError(f"out has dtype {f._dtype}, but the result has dtype {compute}")
+        if f._readonly:
+            raise ValueError("out is read-only")
+        if f._host is None:
+            if ops.device >= 0 and f._device != ops.device:
+                raise ValueError(f"the arrays are on different devices: "
+                                 f"{sorted({ops.device, f._device})}")
+            ops.device = f._device
+        return 0
+    if ops.device_mode:
+        raise TypeError(f"out must be a DeviceArray when the inputs are on the device, "
+                        f"got {type(out).__name__}")
+    if not isinstance(out, np.ndarray):
+        raise TypeError(f"out must be a numpy.ndarray, got {type(out).__name__}")
+    if out.shape != expected:
+        raise ValueError(f"out has shape {out.shape}, but the result has shape {expected}")
+    if out.dtype != compute:
+        raise ValueError(f"out has dtype {out.dtype}, but the result has dtype {compute}")
+    if not out.flags.writeable:
+        raise ValueError("out is read-only")
+    if not _whole_elements(<cnp.ndarray>out):
+        raise ValueError("out has byte strides that are not whole elements")
+    return 0
+
+
+cdef int _mark_stream_use(Operands ops, object result, uintptr_t handle) except -1:
+    """Orders the work queued on a non-default stream before the frees of the
+    memory it reads and writes (DeviceBuffer.used_on)."""
+    cdef int k
+    if handle == 0:
+        return 0
+    for k in range(ops.count):
+        if ops.kinds[k] == _DEVICE and isinstance(ops.objects[k], _DeviceArray):
+            buffer = _buffer_of(ops.objects[k])
+            if buffer is not None:
+                buffer.used_on(handle)
+    buffer = _buffer_of(result)
+    if buffer is not None:
+        buffer.used_on(handle)
+    return 0
+
+
+cdef object _buffer_of(object array):
+    """The DeviceBuffer that owns a DeviceArray's memory, if gpuvec allocated it."""
+    owner = (<ArrayFields>array)._owner
+    while isinstance(owner, _DeviceArray):
+        owner = (<ArrayFields>owner)._owner
+    return owner if type(owner) is DeviceBuffer else None
+
+
+cdef int _count_staged(Operands ops, int first, Py_ssize_t size, gpuvec_dtype compute,
+                       Py_ssize_t out_bytes) except -1:
+    """Counts the bytes a staged call moves: each host input in the compute
+    dtype (the gather converts it before the copy), and the result back."""
+    global _bytes_to_device, _bytes_to_host
+    cdef int k
+    for k in range(first, ops.count):
+        if ops.kinds[k] == _HOST:
+            # A bool condition crosses as bytes; any other input in the compute dtype.
+            dtype = ops.arrays[k].dtype
+            _bytes_to_device += size * _itemsize(dtype if dtype == GPUVEC_BOOL else compute)
+    _bytes_to_host += out_bytes
+    return 0
+
+
+cdef int _device_scalars(Operands ops, object stream) except -1:
+    """A 0-d reduction result still in mapped host memory (a ResultSlot) is
+    copied into device memory before it is read as an operand: every thread
+    reading it would otherwise cross the bus."""
+    cdef int k
+    cdef ArrayFields f
+    for k in range(ops.count):
+        if ops.kinds[k] == _DEVICE and isinstance(ops.objects[k], _DeviceArray):
+            f = <ArrayFields>ops.objects[k]
+            if type(f._owner) is ResultSlot:
+                copied = _new_device_array((), f._dtype, f._device, stream, False)
+                _copy(copied, f)
+                ops.objects[k] = copied
+                _describe_device_array(ops, k, <ArrayFields>copied)
+    return 0
+
+
+# -- elementwise ---------------------------------------------------------------------------------
+
+
+def elementwise(int op, tuple args, tuple names, out=None, dtype=None, threads_per_block=None,
+                stream=None, tuple params=(), extra_dtypes=()):
+    """Runs the elementwise op `op` of the table on `args` (named `names`).
+
+    The result is a DeviceArray when an argument (or out) is device data, a
+    NumPy array otherwise; a NumPy scalar when every argument is a scalar, as
+    from NumPy's ufuncs. `params` are the op's numbers (alpha, beta);
+    `extra_dtypes` take part in the dtype policy without being operands.
+    `where`'s condition (its first argument) is a bool array.
+    """
+    cdef Operands ops = Operands()
+    cdef int64_t shape[GPUVEC_MAX_NDIM]
+    cdef double values[2]
+    cdef gpuvec_array result_desc
+    cdef gpuvec_launch launch
+    cdef gpuvec_status status
+    cdef int k, ndim, first = 0
+    cdef Py_ssize_t size = 1
+    cdef _OnDevice on_device
+    for k in range(len(args)):
+        if op == _WHERE and k == 0:
+            _add_condition(ops, args[0], names[0])
+            first = 1
+        else:
+            _add(ops, args[k], names[k])
+    for k in range(len(params)):
+        values[k] = params[k]
+    if out is not None and isinstance(out, _DeviceArray):
+        ops.device_mode = True
+        if (<ArrayFields>out)._host is not None:
+            ops.host_backed = True
+    _check_placement(ops, first)
+    if extra_dtypes:
+        compute = _dtypes.result_dtype(*ops.objects[first:], *extra_dtypes, dtype=dtype)
+    else:
+        compute = _compute_dtype(ops, dtype, first)
+    _convert_host_inputs(ops, compute, first)
+    if first and ops.device_mode and ops.kinds[0] == _HOST:
+        _upload_condition(ops)
+    launch.threads_per_block = _threads_per_block(threads_per_block)
+    stream = _resolve_stream(stream)
+    launch.stream = <gpuvec_stream>_stream_handle(stream)
+    if ops.device_mode and not ops.host_backed:
+        _device_scalars(ops, stream)
+    ndim = _broadcast(ops, 0, shape)
+    if out is not None:
+        _check_out(out, ops, ndim, shape, compute)
+    for k in range(ndim):
+        size *= shape[k]
+    cdef gpuvec_dtype code = _code_of(compute)
+    if ops.device_mode:
+        launch.backend = GPUVEC_BACKEND_HOST if ops.host_backed else GPUVEC_BACKEND_CUDA
+        if ops.device < 0 and not ops.host_backed:
+            ops.device = _current_device()
+        on_device = _OnDevice(ops.device if not ops.host_backed else -1)
+        try:
+            result = out if out is not None else _new_device_array(
+                _shape_tuple(ndim, shape), compute, ops.device, stream, ops.host_backed)
+            if size:
+                _describe_result(&result_desc, result, ndim, shape, code)
+                with nogil:
+                    status = gpuvec_elementwise(op, &result_desc, ops.arrays, ops.count, values,
+                                                &launch)
+                check(status)
+                _mark_stream_use(ops, result, <uintptr_t>launch.stream)
+                (<ArrayFields>result)._stream = stream  # the stream that last wrote it
+        finally:
+            on_device.restore()
+        return result
+    launch.backend = <gpuvec_backend>_backend_code
+    result = out
+    if out is None:
+        result = cnp.PyArray_EMPTY(ndim, <cnp.npy_intp*>shape, _npy_type(code), 0)
+    if size:
+        _describe_result(&result_desc, result, ndim, shape, code)
+        with nogil:
+            status = gpuvec_elementwise(op, &result_desc, ops.arrays, ops.count, values, &launch)
+        check(status)
+        if launch.backend == GPUVEC_BACKEND_CUDA:
+            _count_staged(ops, 0, size, code, size * _itemsize(code))
+    if out is None and ndim == 0:
+        return result[()]
+    return result
+
+
+cdef inline int _npy_type(gpuvec_dtype dtype) noexcept:
+    """NumPy's type number of an ABI dtype."""
+    if dtype == GPUVEC_FLOAT32:
+        return cnp.NPY_FLOAT32
+    return cnp.NPY_INT64 if dtype == GPUVEC_INT64 else cnp.NPY_FLOAT64
+
+
+cdef int _WHERE = -1  # where's and scale's op codes, read from the table at import
+cdef int _SCALE = -1
+
+
+cdef int _add_condition(Operands ops, object cond, str name) except -1:
+    """where's condition: a bool array (NumPy, or a list of bools)."""
+    cdef int k = ops.count
+    cdef gpuvec_array* a = &ops.arrays[k]
+    if isinstance(cond, _DeviceArray) or (not isinstance(cond, np.ndarray) and _on_gpu(cond)):
+        raise TypeError(f"{name} must be a NumPy bool array (DeviceArrays hold floats): build "
+                        f"it on the host, e.g. gpuvec.asnumpy(x) > 0")
+    try:
+        mask = np.asarray(cond)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"{name} cannot be turned into a bool array: {exc}") from None
+    if mask.dtype != np.bool_:
+        raise TypeError(f"{name} has dtype {mask.dtype}, but it must be a bool array: compare "
+                        f"the data (x > 0) or convert it ({name}.astype(bool))")
+    if mask.ndim > GPUVEC_MAX_NDIM:
+        raise ValueError(f"arrays of more than {GPUVEC_MAX_NDIM} dimensions are not supported: "
+                         f"{name} has {mask.ndim}")
+    memset(a, 0, sizeof(gpuvec_array))
+    ops.names.append(name)
+    ops.objects.append(mask)
+    ops.weak[k] = False
+    ops.kinds[k] = _HOST
+    ops.count += 1
+    a.memory = GPUVEC_MEMORY_HOST
+    a.dtype = GPUVEC_BOOL
+    _fill_strides(a, cnp.PyArray_NDIM(mask), cnp.PyArray_DIMS(mask), cnp.PyArray_STRIDES(mask), 1)
+    a.data = cnp.PyArray_DATA(mask) if mask.size else NULL
+    return 0
+
+
+cdef int _upload_condition(Operands ops) except -1:
+    """where's host condition, for device data: its bytes go to the device
+    (the condition has no device form of its own yet)."""
+    cdef gpuvec_array* a = &ops.arrays[0]
+    cdef cnp.ndarray mask = np.ascontiguousarray(ops.objects[0])
+    if ops.host_backed:
+        ops.objects[0] = mask
+        _fill_strides(a, mask.ndim, cnp.PyArray_DIMS(mask), cnp.PyArray_STRIDES(mask), 1)
+        a.data = cnp.PyArray_DATA(mask) if mask.size else NULL
+        ops.kinds[0] = _DEVICE
+        return 0
+    buffer = DeviceBuffer(mask.size, 0, None)
+    if mask.size:
+        copy_to_device(buffer.address, mask.reshape(-1).view(np.uint8), 0)
+    ops.objects[0] = buffer
+    _fill_strides(a, mask.ndim, cnp.PyArray_DIMS(mask), cnp.PyArray_STRIDES(mask), 1)
+    a.data = (<DeviceBuffer>buffer).ptr
+    a.memory = GPUVEC_MEMORY_DEVICE
+    ops.kinds[0] = _DEVICE
+    return 0
+
+
+# -- reductions ----------------------------------------------------------------------------------
+
+
+cdef tuple _normalize_axes(object axis, int ndim, bint single):
+    """axis= as a sorted tuple of axes in range(ndim), with NumPy's errors."""
+    if axis is None:
+        return tuple(range(ndim))
+    if single or not isinstance(axis, tuple):
+        axis = (operator.index(axis),)
+    axes = tuple([operator.index(a) for a in axis])
+    for a in axes:
+        if not -ndim <= a < ndim:
+            raise AxisError(a, ndim)
+    normalized = tuple(sorted([a % ndim for a in axes]))
+    if len(set(normalized)) != len(normalized):
+        raise ValueError("duplicate value in 'axis'")
+    return normalized
+
+
+def reduce(int op, x, y=None, axis=None, bint keepdims=False, dtype=None,
+           threads_per_block=None, stream=None, double ddof=0.0, bint index=False,
+           str empty_error=None, warn_at_most=None, str warning=None):
+    """Runs the reduction `op` of the table over `axis` of x (and y, for dot).
+
+    Returns, as NumPy does: for host input a Python number for axis=None
+    (without keepdims), else a NumPy array (a NumPy scalar where no dimension
+    is left); for device input a DeviceArray (0-d for axis=None), except the
+    int64 positions of argmin/argmax, which come back as NumPy values.
+    `empty_error` is the ValueError for rows of no elements; `warning` is
+    the RuntimeWarning for rows of at most `warn_at_most` elements.
+    """
+    cdef Operands ops = Operands()
+    cdef int64_t shape[GPUVEC_MAX_NDIM]
+    cdef int64_t out_shape[GPUVEC_MAX_NDIM]
+    cdef int64_t strides[GPUVEC_MAX_NDIM]
+    cdef gpuvec_array result_desc
+    cdef gpuvec_launch launch
+    cdef gpuvec_status status
+    cdef gpuvec_array* a
+    cdef int k, d, ndim, out_ndim = 0, red_ndim
+    cdef int64_t n = 1
+    cdef Py_ssize_t out_size = 1
+    cdef _OnDevice on_device
+    # A number is reduced as a 0-d array.
+    _add(ops, np.asarray(x) if _is_python_number(x) or isinstance(x, np.generic) else x, "x")
+    if y is not None:
+        _add(ops, np.asarray(y) if _is_python_number(y) or isinstance(y, np.generic) else y, "y")
+    _check_placement(ops)
+    compute = _compute_dtype(ops, dtype)
+    _convert_host_inputs(ops, compute)
+    if y is not None:
+        xs, ys = _shape_of(ops.objects[0]), _shape_of(ops.objects[1])
+        if xs != ys:
+            raise ValueError(f"shapes do not match: x {xs} and y {ys} must have the same shape")
+    ndim = ops.arrays[0].ndim
+    axes = _normalize_axes(axis, ndim, index)
+    red_ndim = len(axes)
+    # The reduced axes go last (a transposed view of the descriptors: no copy).
+    order = [d for d in range(ndim) if d not in axes] + list(axes)
+    for k in range(ops.count):
+        a = &ops.arrays[k]
+        for d in range(ndim):
+            shape[d] = a.shape[order[d]]
+            strides[d] = a.strides[order[d]]
+        for d in range(ndim):
+            a.shape[d] = shape[d]
+            a.strides[d] = strides[d]
+    for d in range(ndim - red_ndim):
+        out_shape[d] = shape[d]
+        out_size *= shape[d]
+    out_ndim = ndim - red_ndim
+    for d in range(out_ndim, ndim):
+        n *= shape[d]
+    if n == 0 and empty_error is not None:
+        raise ValueError(empty_error)
+    if warn_at_most is not None and n <= warn_at_most:
+        warnings.warn(warning, RuntimeWarning, stacklevel=2)
+    launch.threads_per_block = _threads_per_block(threads_per_block)
+    stream = _resolve_stream(stream)
+    launch.stream = <gpuvec_stream>_stream_handle(stream)
+    cdef gpuvec_dtype code = _code_of(compute)
+    cdef gpuvec_dtype out_code = GPUVEC_INT64 if index else code
+    out_tuple = _shape_tuple(out_ndim, out_shape)
+    if ops.device_mode and not ops.host_backed:
+        launch.backend = GPUVEC_BACKEND_CUDA
+        on_device = _OnDevice(ops.device)
+        try:
+            _device_scalars(ops, stream)
+            if index:
+                result = np.empty(out_tuple, np.int64)
+                target = DeviceBuffer(out_size * 8, _stream_handle(stream), stream)
+                memset(&result_desc, 0, sizeof(gpuvec_array))
+                result_desc.data = (<DeviceBuffer>target).ptr
+                result_desc.dtype = GPUVEC_INT64
+                result_desc.memory = GPUVEC_MEMORY_DEVICE
+                result_desc.ndim = out_ndim
+                _c_element_strides(out_ndim, out_shape, &result_desc)
+            else:
+                result = _new_device_array(out_tuple, compute, ops.device, stream, False,
+                                           result_slot=out_ndim == 0)
+                _describe_result(&result_desc, result, out_ndim, out_shape, out_code)
+            if out_size:
+                with nogil:
+                    status = gpuvec_reduce(op, &result_desc, &ops.arrays[0],
+                                           &ops.arrays[1] if ops.count > 1 else NULL, red_ndim,
+                                           code, ddof, &launch)
+                check(status)
+                if index:
+                    copy_to_host(result.reshape(-1).view(np.uint8),
+                                 <uintptr_t>(<DeviceBuffer>target).ptr, _stream_handle(stream))
+                else:
+                    _mark_stream_use(ops, result, <uintptr_t>launch.stream)
+        finally:
+            on_device.restore()
+        return _shape_reduction(result, ops, axes, keepdims, axis, index, True)
+    launch.backend = GPUVEC_BACKEND_HOST if ops.host_backed else <gpuvec_backend>_backend_code
+    result = cnp.PyArray_EMPTY(out_ndim, <cnp.npy_intp*>out_shape, _npy_type(out_code), 0)
+    if out_size:
+        _describe_result(&result_desc, result, out_ndim, out_shape, out_code)
+        with nogil:
+            status = gpuvec_reduce(op, &result_desc, &ops.arrays[0],
+                                   &ops.arrays[1] if ops.count > 1 else NULL, red_ndim, code,
+                                   ddof, &launch)
+        check(status)
+        if launch.backend == GPUVEC_BACKEND_CUDA:
+            _count_staged(ops, 0, out_size * n, code, out_size * _itemsize(out_code))
+    if ops.host_backed:
+        result = _DeviceArray._from_host_array(result) if not index else result
+        return _shape_reduction(result, ops, axes, keepdims, axis, index, True)
+    return _shape_reduction(result, ops, axes, keepdims, axis, index, False)
+
+
+cdef int _c_element_strides(int ndim, const int64_t* shape, gpuvec_array* a) except -1:
+    cdef int64_t step = 1
+    cdef int d
+    for d in range(ndim - 1, -1, -1):
+        a.shape[d] = shape[d]
+        a.strides[d] = step
+        step *= shape[d] if shape[d] > 1 else 1
+    return 0
+
+
+cdef object _shape_reduction(object result, Operands ops, tuple axes, bint keepdims,
+                             object axis, bint index, bint device):
+    """The reduction's result in the form NumPy gives it (see reduce)."""
+    if keepdims:
+        in_shape = _shape_of(ops.objects[0]) if ops.kinds[0] != _SCALAR else ()
+        keep = tuple([1 if d in axes else in_shape[d] for d in range(len(in_shape))])
+        return result.reshape(keep)
+    if device and not index:
+        return result
+    if axis is None:
+        value = result.reshape(())[()] if isinstance(result, np.ndarray) else result
+        return int(value) if index else float(value)
+    return result[()] if result.ndim == 0 else result
+
+
+# -- copies --------------------------------------------------------------------------------------
+
+
+cdef int _copy(object target, object source) except -1:
+    """target[...] = source for DeviceArrays (or NumPy arrays) of one shape, any dtypes."""
+    cdef Operands ops = Operands()
+    cdef gpuvec_array result_desc
+    cdef gpuvec_launch launch
+    cdef gpuvec_status status
+    cdef int64_t shape[GPUVEC_MAX_NDIM]
+    cdef int ndim, d
+    cdef Py_ssize_t size = 1
+    _add(ops, source, "source")
+    target_shape = tuple(target.shape)
+    ndim = len(target_shape)
+    for d in range(ndim):
+        shape[d] = target_shape[d]
+        size *= shape[d]
+    if size == 0:
+        return 0
+    # Broadcast the source to the target's shape.
+    a = &ops.arrays[0]
+    if ops.kinds[0] != _SCALAR:
+        np.broadcast_shapes(_shape_of(ops.objects[0]), target_shape)
+    _broadcast_to(a, ndim, shape)
+    out_code = _code_of(target.dtype)
+    _describe_result(&result_desc, target, ndim, shape, out_code)
+    stream = target._stream if isinstance(target, _DeviceArray) else None
+    launch.stream = <gpuvec_stream>_stream_handle(stream)
+    launch.threads_per_block = 0
+    backend_device = (result_desc.memory == GPUVEC_MEMORY_DEVICE
+                      or a.memory == GPUVEC_MEMORY_DEVICE)
+    launch.backend = GPUVEC_BACKEND_CUDA if backend_device else GPUVEC_BACKEND_HOST
+    cdef double one = 1.0
+    if ops.kinds[0] == _SCALAR:
+        # A fill: 1.0 * value is exact for every value, NaN and infinities included.
+        with nogil:
+            status = gpuvec_elementwise(_SCALE, &result_desc, a, 1, &one, &launch)
+        check(status)
+        return 0
+    with nogil:
+        status = gpuvec_copy(&result_desc, a, &launch)
+    check(status)
+    _count_copy(a.memory, result_desc.memory, size * _itemsize(out_code))
+    return 0
+
+
+cdef int _count_copy(gpuvec_memory source, gpuvec_memory target, Py_ssize_t nbytes) except -1:
+    global _bytes_to_device, _bytes_to_host
+    if source == GPUVEC_MEMORY_HOST and target == GPUVEC_MEMORY_DEVICE:
+        _bytes_to_device += nbytes
+    elif source == GPUVEC_MEMORY_DEVICE and target == GPUVEC_MEMORY_HOST:
+        _bytes_to_host += nbytes
+    return 0
+
+
+cdef int _broadcast_to(gpuvec_array* a, int ndim, const int64_t* shape) except -1:
+    """Rewrites a descriptor to `shape`, right-aligned, stride 0 where it repeats."""
+    cdef int d, off = ndim - a.ndim
+    if a.memory == GPUVEC_MEMORY_SCALAR:
+        a.ndim = ndim
+        for d in range(ndim):
+            a.shape[d] = shape[d]
+            a.strides[d] = 0
+        return 0
+    for d in range(a.ndim - 1, -1, -1):
+        a.strides[off + d] = 0 if a.shape[d] == 1 else a.strides[d]
+        a.shape[off + d] = shape[off + d]
+    for d in range(off):
+        a.strides[d] = 0
+        a.shape[d] = shape[d]
+    a.ndim = ndim
+    return 0
+
+
+def copy_into(target, source):
+    """target[...] = source: a DeviceArray (or NumPy array) from a DeviceArray, a
+    NumPy array or a number, broadcast, with the dtype converted. Host data
+    reaches the device through the pinned staging buffers, and comes back
+    through them."""
+    _copy(target, source)
+
+
+def to_device(array, dtype=None, stream=None):
+    """A new DeviceArray holding a copy of host data (anything NumPy takes)."""
+    array = _dtypes.as_real_array(array, "x")
+    compute = _dtypes.result_dtype(array, dtype=dtype)
+    if array.dtype.kind not in "f" or array.dtype.itemsize not in (4, 8):
+        array = array.astype(compute)
+    result = new_array(array.shape, compute, stream)
+    if (<ArrayFields>result)._host is not None:
+        (<ArrayFields>result)._host[...] = array
+    else:
+        _copy(result, array)
+    return result
+
+
+def to_host(array):
+    """A new NumPy array holding a copy of a DeviceArray's data."""
+    cdef ArrayFields f = <ArrayFields>array
+    if f._host is not None:
+        return np.array(f._host, copy=True)
+    result = np.empty(f._shape, f._dtype)
+    _copy(result, array)
+    return result
+
+
+# The codes of the two ops this file treats apart: where's condition is a
+# bool array; scale by 1.0 fills an array with a number.
+_WHERE = [row[0] for row in elementwise_ops() if row[1] == "where"][0]
+_SCALE = [row[0] for row in elementwise_ops() if row[1] == "scale"][0]

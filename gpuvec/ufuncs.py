@@ -1,0 +1,156 @@
+"""The elementwise functions of one or two arrays, made from the op table.
+
+The op table (``csrc/include/gpuvec/op_table.h``) names each op once. This
+module reads its rows from the compiled core and makes one public function
+for each plain op: ``exp(x, ...)`` for an op of one input, ``add(a, b, ...)``
+for an op of two. Each function is a single call into the core, which
+describes the arguments, broadcasts them and launches the kernel.
+
+The ops with parameters or a third input (``scale``, ``axpy``, ``axpby``,
+``clip``, ``where``) have signatures of their own: see
+:mod:`gpuvec.elementwise` and :mod:`gpuvec.blas`.
+
+Each follows the NumPy function of the same name on float32 and float64
+data: NaN and inf go through as in NumPy, a value outside a function's
+domain gives NaN (``sqrt(-1.0)``) and a pole gives inf (``log(0.0)`` is
+``-inf``). gpuvec raises no floating-point warnings for them.
+
+Examples
+--------
+>>> import numpy as np, gpuvec
+>>> gpuvec.add(np.array([6.0, 8.0]), 2.0)
+array([ 8., 10.])
+>>> gpuvec.tan(np.array([0.0]))
+array([0.])
+"""
+
+from __future__ import annotations
+
+from gpuvec import _core
+
+# The rows of one or two inputs and no parameters: the plain functions.
+_ROWS = [row for row in _core.elementwise_ops() if row[2] in (1, 2) and row[3] == 0]
+
+# NumPy's other names for some of them.
+ALIASES = {"abs": "absolute", "atan2": "arctan2"}
+
+# An expression computing the same in NumPy, for the docstring examples of
+# the ops NumPy has no function for.
+_NUMPY_TWIN = {"sigmoid": "1 / (1 + np.exp(-{x}))"}
+
+# Correctly rounded: the two backends and NumPy agree bit for bit.
+_EXACT = {
+    "add",
+    "subtract",
+    "multiply",
+    "divide",
+    "maximum",
+    "minimum",
+    "negative",
+    "absolute",
+    "sqrt",
+    "floor",
+    "ceil",
+    "round",
+    "sign",
+}
+
+_PARAMETERS = """out : numpy.ndarray or DeviceArray, optional
+    Where to write the result: writable, of the result's shape and dtype.
+    It may be an input (``out={first}`` works in place).
+dtype : {{numpy.float32, numpy.float64}}, optional
+    The dtype to compute and return in; by default float32 when every
+    float input is float32, else float64 (Python numbers do not count).
+threads_per_block : int, optional
+    CUDA block size (default 256). Above 1024 the launch fails with
+    :class:`gpuvec.CudaError`, on both backends.
+stream : gpuvec.Stream, optional
+    The stream to queue the work on (default: the current stream)."""
+
+_DOC = """{summary}, like :func:`numpy.{numpy_name}`.
+
+Parameters
+----------
+{inputs}
+{parameters}
+
+Returns
+-------
+numpy.ndarray, DeviceArray or scalar
+    The result, or ``out`` when given: a DeviceArray when an input is one
+    (NumPy arrays may not be mixed with them), a NumPy scalar when every
+    input is a number. {accuracy}
+
+Examples
+--------
+>>> import numpy as np, gpuvec
+>>> {example_setup}
+>>> np.allclose(gpuvec.{name}({args}), {reference}, equal_nan=True)
+True
+"""
+
+_ONE_INPUT = """x : array_like or DeviceArray
+    Real input (bool, int, float32 or float64; lists and numbers too), of
+    any shape and strides."""
+
+_TWO_INPUTS = """a, b : array_like, DeviceArray or number
+    Real inputs of any shapes that broadcast together, with any strides."""
+
+
+def _doc(name: str, arity: int, summary: str) -> str:
+    if arity == 1:
+        setup, args, first = "x = np.array([0.25, 0.5, 0.75])", "x", "x"
+    else:
+        setup, args, first = "a, b = np.array([0.25, 2.0]), np.array([1.5, 0.5])", "a, b", "a"
+    twin = _NUMPY_TWIN.get(name)
+    reference = twin.format(x=args) if twin else f"np.{name}({args})"
+    accuracy = (
+        "Correctly rounded: the same bits as NumPy on both backends."
+        if name in _EXACT
+        else "Within a few ulp of the exact result; the CUDA and the C math "
+        "libraries may round differently."
+    )
+    return _DOC.format(
+        summary=summary,
+        numpy_name=name if twin is None else "exp",
+        inputs=_ONE_INPUT if arity == 1 else _TWO_INPUTS,
+        parameters=_PARAMETERS.format(first=first),
+        accuracy=accuracy,
+        example_setup=setup,
+        name=name,
+        args=args,
+        reference=reference,
+    )
+
+
+def _one_input(code: int, name: str):
+    names = ("x",)
+
+    def function(x, out=None, dtype=None, *, threads_per_block=None, stream=None):
+        return _core.elementwise(code, (x,), names, out, dtype, threads_per_block, stream)
+
+    return function
+
+
+def _two_inputs(code: int, name: str):
+    names = ("a", "b")
+
+    def function(a, b, out=None, dtype=None, *, threads_per_block=None, stream=None):
+        return _core.elementwise(code, (a, b), names, out, dtype, threads_per_block, stream)
+
+    return function
+
+
+def _make(code: int, name: str, arity: int, summary: str):
+    function = (_one_input if arity == 1 else _two_inputs)(code, name)
+    function.__name__ = function.__qualname__ = name
+    function.__module__ = __name__
+    function.__doc__ = _doc(name, arity, summary)
+    return function
+
+
+FUNCTIONS = {name: _make(code, name, arity, summary) for code, name, arity, _, summary in _ROWS}
+FUNCTIONS.update({alias: FUNCTIONS[name] for alias, name in ALIASES.items()})
+globals().update(FUNCTIONS)
+
+__all__ = sorted(FUNCTIONS)
