@@ -75,7 +75,7 @@ cdef int _threads_per_block(object value) except -1:
 cdef object _resolve_stream(object stream):
     """The gpuvec.Stream a call runs on: the given one, else the current one, else None."""
     if stream is None:
-        return _current_stream_var.get() if _current_stream_var is not None else None
+        return get_value(_current_stream_var) if _current_stream_var is not None else None
     if not isinstance(stream, _Stream):
         raise TypeError(f"stream must be a gpuvec.Stream or None, got {type(stream).__name__}")
     return stream
@@ -91,23 +91,23 @@ cdef int _current_device() except -1:
     return device
 
 
-cdef class _OnDevice:
-    """Makes a device current for one call, when another one is (a context)."""
+cdef int _make_current(int device) except -2:
+    """Makes `device` current for one call; returns the device to restore
+    afterwards with _restore_device, or -1 when it already was current."""
+    cdef int current
+    if device < 0 or _backend_code != GPUVEC_BACKEND_CUDA:
+        return -1
+    current = _current_device()
+    if current == device:
+        return -1
+    check(gpuvec_cuda_set_device(device))
+    return current
 
-    cdef int previous
 
-    def __cinit__(self, int device):
-        self.previous = -1
-        if device >= 0 and _backend_code == GPUVEC_BACKEND_CUDA:
-            current = _current_device()
-            if current != device:
-                check(gpuvec_cuda_set_device(device))
-                self.previous = current
-
-    cdef int restore(self) except -1:
-        if self.previous >= 0:
-            check(gpuvec_cuda_set_device(self.previous))
-        return 0
+cdef int _restore_device(int previous) except -1:
+    if previous >= 0:
+        check(gpuvec_cuda_set_device(previous))
+    return 0
 
 
 # -- results -------------------------------------------------------------------------------------
@@ -124,9 +124,10 @@ cdef tuple _c_strides_of(tuple shape, Py_ssize_t itemsize):
 
 
 cdef object _new_device_array(tuple shape, object dtype, int device, object stream,
-                              bint host_backed, bint result_slot=False):
+                              bint host_backed, bint result_slot=False, tuple strides=None):
     """A new C-contiguous DeviceArray. `result_slot`: a 0-d reduction result,
-    which the GPU writes straight into mapped host memory."""
+    which the GPU writes straight into mapped host memory. `strides`: its
+    C-order byte strides, when the caller has them at hand."""
     cdef ArrayFields r = ArrayFields.__new__(_DeviceArray)
     cdef Py_ssize_t size = 1
     cdef uintptr_t handle = _stream_handle(stream)
@@ -155,7 +156,7 @@ cdef object _new_device_array(tuple shape, object dtype, int device, object stre
         r._address = <uintptr_t>(<DeviceBuffer>buffer).ptr
         r._device = device
     r._shape = shape
-    r._strides = _c_strides_of(shape, dtype.itemsize)
+    r._strides = strides if strides is not None else _c_strides_of(shape, dtype.itemsize)
     r._dtype = dtype
     r._stream = stream
     r._readonly = False
@@ -300,6 +301,34 @@ cdef int _device_scalars(Operands ops, object stream) except -1:
     return 0
 
 
+cdef object _new_result(Operands ops, int ndim, const int64_t* shape, object compute,
+                        object stream):
+    """The result of an elementwise op on device data. An operand that is
+    C-contiguous, of the result's shape and dtype lends its shape and strides
+    tuples (the usual case: no tuple is built)."""
+    cdef int k
+    cdef ArrayFields f
+    for k in range(ops.count):
+        if ops.kinds[k] == _DEVICE and type(ops.objects[k]) is _DeviceArray:
+            f = <ArrayFields>ops.objects[k]
+            if f._contiguous and f._dtype is compute and len(f._shape) == ndim:
+                if ops.arrays[k].ndim == ndim and _same_extents(ops, k, ndim, shape):
+                    return _new_device_array(f._shape, compute, ops.device, stream,
+                                             ops.host_backed, False, f._strides)
+    return _new_device_array(_shape_tuple(ndim, shape), compute, ops.device, stream,
+                             ops.host_backed)
+
+
+cdef bint _same_extents(Operands ops, int k, int ndim, const int64_t* shape) except -1:
+    """Operand k had the result's shape before broadcasting (no stride 0 added)."""
+    cdef int d
+    cdef ArrayFields f = <ArrayFields>ops.objects[k]
+    for d in range(ndim):
+        if <int64_t>f._shape[d] != shape[d]:
+            return False
+    return True
+
+
 # -- elementwise ---------------------------------------------------------------------------------
 
 
@@ -321,7 +350,7 @@ def elementwise(int op, tuple args, tuple names, out=None, dtype=None, threads_p
     cdef gpuvec_status status
     cdef int k, ndim, first = 0
     cdef Py_ssize_t size = 1
-    cdef _OnDevice on_device
+    cdef int previous
     for k in range(len(args)):
         if op == _WHERE and k == 0:
             _add_condition(ops, args[0], names[0])
@@ -357,10 +386,9 @@ def elementwise(int op, tuple args, tuple names, out=None, dtype=None, threads_p
         launch.backend = GPUVEC_BACKEND_HOST if ops.host_backed else GPUVEC_BACKEND_CUDA
         if ops.device < 0 and not ops.host_backed:
             ops.device = _current_device()
-        on_device = _OnDevice(ops.device if not ops.host_backed else -1)
+        previous = _make_current(ops.device if not ops.host_backed else -1)
         try:
-            result = out if out is not None else _new_device_array(
-                _shape_tuple(ndim, shape), compute, ops.device, stream, ops.host_backed)
+            result = out if out is not None else _new_result(ops, ndim, shape, compute, stream)
             if size:
                 _describe_result(&result_desc, result, ndim, shape, code)
                 with nogil:
@@ -370,7 +398,7 @@ def elementwise(int op, tuple args, tuple names, out=None, dtype=None, threads_p
                 _mark_stream_use(ops, result, <uintptr_t>launch.stream)
                 (<ArrayFields>result)._stream = stream  # the stream that last wrote it
         finally:
-            on_device.restore()
+            _restore_device(previous)
         return result
     launch.backend = <gpuvec_backend>_backend_code
     result = out
@@ -493,7 +521,7 @@ def reduce(int op, x, y=None, axis=None, bint keepdims=False, dtype=None,
     cdef int k, d, ndim, out_ndim = 0, red_ndim
     cdef int64_t n = 1
     cdef Py_ssize_t out_size = 1
-    cdef _OnDevice on_device
+    cdef int previous
     # A number is reduced as a 0-d array.
     _add(ops, np.asarray(x) if _is_python_number(x) or isinstance(x, np.generic) else x, "x")
     if y is not None:
@@ -536,7 +564,7 @@ def reduce(int op, x, y=None, axis=None, bint keepdims=False, dtype=None,
     out_tuple = _shape_tuple(out_ndim, out_shape)
     if ops.device_mode and not ops.host_backed:
         launch.backend = GPUVEC_BACKEND_CUDA
-        on_device = _OnDevice(ops.device)
+        previous = _make_current(ops.device)
         try:
             _device_scalars(ops, stream)
             if index:
@@ -564,7 +592,7 @@ def reduce(int op, x, y=None, axis=None, bint keepdims=False, dtype=None,
                 else:
                     _mark_stream_use(ops, result, <uintptr_t>launch.stream)
         finally:
-            on_device.restore()
+            _restore_device(previous)
         return _shape_reduction(result, ops, axes, keepdims, axis, index, True)
     launch.backend = GPUVEC_BACKEND_HOST if ops.host_backed else <gpuvec_backend>_backend_code
     result = cnp.PyArray_EMPTY(out_ndim, <cnp.npy_intp*>out_shape, _npy_type(out_code), 0)

@@ -16,7 +16,7 @@
 # (_memory.pxi), check (_check.pxi); the dtype policy's state (gpuvec._dtypes).
 
 cimport numpy as cnp
-from cpython.object cimport PyObject
+from cpython.contextvars cimport get_value
 from libc.stdint cimport int64_t, uintptr_t
 from libc.string cimport memset
 
@@ -127,10 +127,9 @@ cdef int _describe_device_array(Operands ops, int k, ArrayFields f) except -1:
         if a.ndim > GPUVEC_MAX_NDIM:
             raise ValueError(f"arrays of more than {GPUVEC_MAX_NDIM} dimensions are not "
                              f"supported: {ops.names[k]} has {a.ndim}")
-        for n, s in zip(f._shape, f._strides):
-            a.shape[d] = n
-            a.strides[d] = s // itemsize
-            d += 1
+        for d in range(a.ndim):
+            a.shape[d] = f._shape[d]
+            a.strides[d] = <Py_ssize_t>f._strides[d] // itemsize
         if ops.device >= 0 and ops.device != f._device:
             raise ValueError(f"the arrays are on different devices: "
                              f"{sorted({ops.device, f._device})}")
@@ -238,7 +237,7 @@ cdef bint _on_gpu(object value) except -1:
 
 cdef object _precision():
     """The dtype set with set_precision or precision(), or None."""
-    scoped = _scoped_precision.get()
+    scoped = get_value(_scoped_precision, _UNSET)
     return _default_precision["dtype"] if scoped is _UNSET else scoped
 
 

@@ -113,7 +113,10 @@ extern "C" gpuvec_status gpuvec_copy(const gpuvec_array* out, const gpuvec_array
                              dtype_name(out->dtype) +
                              ": only float32 and float64 convert into each other");
     }
-    if (launch->backend == GPUVEC_BACKEND_HOST) place_of(launch->backend, {o, i});
+    if (launch->backend == GPUVEC_BACKEND_HOST) {
+      const Named both[] = {o, i};
+      place_of(launch->backend, both, 2);
+    }
     if (element_count(*out) == 0) return;
 
     const gpuvec_stream stream = launch->stream;

@@ -161,15 +161,15 @@ extern "C" gpuvec_status gpuvec_elementwise(gpuvec_op op, const gpuvec_array* ou
     const Named o{out, "out"};
     check_array(o, false);
     check_dtype(o, -1);
-    std::vector<Named> arrays{o};
+    Named arrays[1 + GPUVEC_MAX_INPUTS] = {o};
     for (int k = 0; k < n_inputs; ++k) {
-      const Named a{&inputs[k], "input " + std::to_string(k)};
+      const Named a{&inputs[k], "input", k};
       check_array(a, true);
       check_same_shape(a, o);
       check_dtype(a, is_condition(op, k) ? GPUVEC_BOOL : -1);
-      arrays.push_back(a);
+      arrays[k + 1] = a;
     }
-    const Place place = place_of(launch->backend, arrays);
+    const Place place = place_of(launch->backend, arrays, 1 + n_inputs);
     if (element_count(*out) == 0) return;
 
     Call c{op, *out, {}, n_inputs, params, launch->threads_per_block, launch->stream};

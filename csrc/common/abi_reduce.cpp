@@ -189,12 +189,11 @@ extern "C" gpuvec_status gpuvec_reduce(gpuvec_reduce_op op, const gpuvec_array* 
     const Named xn{x, "x"}, yn{y, "y"}, on{out, "out"};
     check_array(xn, false);
     check_dtype(xn, -1);
-    std::vector<Named> arrays{on, xn};
+    const Named arrays[] = {on, xn, yn};
     if (info.arity == 2) {
       check_array(yn, false);
       check_same_shape(yn, xn);
       check_dtype(yn, -1);
-      arrays.push_back(yn);
     } else if (y != nullptr) {
       throw_invalid_argument(std::string(info.name) + " takes one input, but y is given");
     }
@@ -214,7 +213,7 @@ extern "C" gpuvec_status gpuvec_reduce(gpuvec_reduce_op op, const gpuvec_array* 
       throw_invalid_argument("out must have the shape of x's first " + std::to_string(kept) +
                              " dimensions");
     }
-    const Place place = place_of(launch->backend, arrays);
+    const Place place = place_of(launch->backend, arrays, info.arity == 2 ? 3 : 2);
     if (element_count(*out) == 0) return;
     int64_t row_size = 1;
     for (int d = kept; d < x->ndim; ++d) row_size *= x->shape[d];

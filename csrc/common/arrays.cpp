@@ -50,14 +50,15 @@ int64_t element_count(const gpuvec_array& a) {
 
 void check_array(const Named& n, bool may_be_scalar) {
   const gpuvec_array* a = n.array;
-  if (a == nullptr) throw_invalid_argument(n.name + " is a null pointer");
+  if (a == nullptr) throw_invalid_argument(n.name() + " is a null pointer");
   if (a->ndim < 0 || a->ndim > GPUVEC_MAX_NDIM) {
-    throw_invalid_argument(n.name + ": ndim must be between 0 and " +
+    throw_invalid_argument(n.name() + ": ndim must be between 0 and " +
                            std::to_string(GPUVEC_MAX_NDIM) + ", got " + std::to_string(a->ndim));
   }
   for (int d = 0; d < a->ndim; ++d) {
     if (a->shape[d] < 0) {
-      throw_invalid_argument(n.name + " has a negative extent in dimension " + std::to_string(d));
+      throw_invalid_argument(n.name() + " has a negative extent in dimension " +
+                             std::to_string(d));
     }
   }
   switch (a->memory) {
@@ -66,49 +67,50 @@ void check_array(const Named& n, bool may_be_scalar) {
       break;
     case GPUVEC_MEMORY_SCALAR:
       if (may_be_scalar) return;  // no memory to check
-      throw_invalid_argument(n.name + " must be an array, not a scalar");
+      throw_invalid_argument(n.name() + " must be an array, not a scalar");
     default:
-      throw_invalid_argument(n.name + " has an unknown memory kind " +
+      throw_invalid_argument(n.name() + " has an unknown memory kind " +
                              std::to_string(static_cast<int>(a->memory)));
   }
   if (a->data == nullptr && element_count(*a) > 0) {
-    throw_invalid_argument(n.name + " is a null pointer");
+    throw_invalid_argument(n.name() + " is a null pointer");
   }
 }
 
 void check_same_shape(const Named& a, const Named& like) {
   bool same = a.array->ndim == like.array->ndim;
   for (int d = 0; same && d < a.array->ndim; ++d) same = a.array->shape[d] == like.array->shape[d];
-  if (!same) throw_invalid_argument(a.name + " does not have the shape of " + like.name);
+  if (!same) throw_invalid_argument(a.name() + " does not have the shape of " + like.name());
 }
 
 void check_dtype(const Named& a, int dtype) {
   const gpuvec_dtype has = a.array->dtype;
   if (dtype < 0) {
     if (!is_float(has)) {
-      throw_invalid_argument(a.name + " has dtype " + dtype_name(has) +
+      throw_invalid_argument(a.name() + " has dtype " + dtype_name(has) +
                              "; float32 or float64 was expected");
     }
   } else if (has != static_cast<gpuvec_dtype>(dtype)) {
-    throw_invalid_argument(a.name + " has dtype " + dtype_name(has) + "; " +
+    throw_invalid_argument(a.name() + " has dtype " + dtype_name(has) + "; " +
                            dtype_name(static_cast<gpuvec_dtype>(dtype)) + " was expected");
   }
 }
 
-Place place_of(gpuvec_backend backend, const std::vector<Named>& arrays) {
+Place place_of(gpuvec_backend backend, const Named* arrays, int count) {
   const Named* first = nullptr;
-  for (const Named& n : arrays) {
+  for (int k = 0; k < count; ++k) {
+    const Named& n = arrays[k];
     if (n.array == nullptr || is_scalar(*n.array)) continue;
     if (backend == GPUVEC_BACKEND_HOST && n.array->memory != GPUVEC_MEMORY_HOST) {
-      throw_invalid_argument(n.name + " is in " + memory_name(n.array->memory) +
+      throw_invalid_argument(n.name() + " is in " + memory_name(n.array->memory) +
                              ", but the host backend takes host memory only");
     }
     if (first == nullptr) {
       first = &n;
     } else if (n.array->memory != first->array->memory) {
       throw_invalid_argument(
-          n.name + " is in " + memory_name(n.array->memory) + " but " + first->name + " is in " +
-          memory_name(first->array->memory) +
+          n.name() + " is in " + memory_name(n.array->memory) + " but " + first->name() +
+          " is in " + memory_name(first->array->memory) +
           ": the CUDA backend takes every array in device memory, or every array in host "
           "memory (staged)");
     }

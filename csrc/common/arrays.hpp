@@ -6,16 +6,22 @@
 #include <stdint.h>
 
 #include <string>
-#include <vector>
 
 #include "gpuvec/gpuvec.h"
 
 namespace gpuvec {
 
 // An array and the name that error messages give it ("out", "input 1", "x").
+// The name is spelled out only for a message: a call that succeeds builds no
+// string.
 struct Named {
   const gpuvec_array* array;
-  std::string name;
+  const char* role;
+  int index = -1;  // "input 1": the role, then the index when there is one
+
+  std::string name() const {
+    return index < 0 ? std::string(role) : std::string(role) + " " + std::to_string(index);
+  }
 };
 
 // Checks ndim, shape, the memory kind and that a non-empty array has data.
@@ -40,7 +46,7 @@ enum class Place {
 // The place of a call on `backend` over `arrays` (scalars take no part);
 // throws, naming the array, where host and device memory are mixed or the
 // host backend is given device memory.
-Place place_of(gpuvec_backend backend, const std::vector<Named>& arrays);
+Place place_of(gpuvec_backend backend, const Named* arrays, int count);
 
 // True when the elements of a and b share a byte, and when a and b are the
 // very same view (same data, dtype and strides): an elementwise op may write

@@ -70,11 +70,21 @@ __global__ void map_contiguous(int64_t n, F f, T* __restrict__ out, const Operan
   if (blockIdx.x == 0 && i < n) out[i] = f(in.at(i)...);
 }
 
-template <int N, class T, class F, class... In, size_t... K>
-__device__ __forceinline__ void map_one(const Layout<N>& L, int64_t i, F f, T* out,
+// Element i of an N-d layout. Index is the type its linear index is split
+// in: uint32_t wherever the array is small enough, because a 64-bit division
+// is a long emulated sequence on the GPU, one per dimension and element (a
+// broadcast `x - m` spent most of its time there).
+template <class Index, int N, class T, class F, class... In, size_t... K>
+__device__ __forceinline__ void map_one(const Layout<N>& L, Index i, F f, T* out,
                                         std::index_sequence<K...>, const Operand<In>... in) {
-  int64_t off[N];
-  L.offsets(i, off);
+  int64_t off[N] = {};
+  for (int d = L.ndim - 1; d >= 0; --d) {
+    const Index extent = static_cast<Index>(L.shape[d]);
+    const Index idx = i % extent;
+    i /= extent;
+#pragma unroll
+    for (int k = 0; k < N; ++k) off[k] += static_cast<int64_t>(idx) * L.strides[k][d];
+  }
   out[off[0]] = f(in.at(off[K + 1])...);
 }
 
@@ -109,10 +119,18 @@ __global__ void map_strided(const Layout<N> L, F f, T* out, const Operand<In>...
     map_1d(L, f, out, std::index_sequence_for<In...>{}, in...);
     return;
   }
+  if (L.size < (int64_t{1} << 31)) {  // i + step stays below 2^32: no wrap-around
+    const uint32_t n = static_cast<uint32_t>(L.size);
+    const uint32_t step = gridDim.x * blockDim.x;
+    for (uint32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += step) {
+      map_one<uint32_t>(L, i, f, out, std::index_sequence_for<In...>{}, in...);
+    }
+    return;
+  }
   const int64_t step = static_cast<int64_t>(gridDim.x) * blockDim.x;
   for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < L.size;
        i += step) {
-    map_one(L, i, f, out, std::index_sequence_for<In...>{}, in...);
+    map_one<int64_t>(L, i, f, out, std::index_sequence_for<In...>{}, in...);
   }
 }
 
