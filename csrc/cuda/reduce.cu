@@ -14,8 +14,10 @@
 #include <utility>
 
 #include "../kit/backends.hpp"
+#include "block_reduce.cuh"
 #include "check.cuh"
 #include "gpuvec/ops.hpp"
+#include "gpuvec/reduce_ops.hpp"
 #include "launch.cuh"
 #include "scratch.hpp"
 #include "staging.hpp"
@@ -25,28 +27,8 @@ namespace {
 
 using ops::Accumulator;
 
-constexpr unsigned kFullMask = 0xffffffffu;
-
-__device__ __forceinline__ Accumulator warp_total(Accumulator v) {
-#pragma unroll
-  for (int offset = 16; offset > 0; offset >>= 1) v += __shfl_down_sync(kFullMask, v, offset);
-  return v;
-}
-
-// The block's total, valid in thread 0. blockDim.x is a multiple of 32.
-__device__ __forceinline__ Accumulator block_total(Accumulator v) {
-  __shared__ Accumulator warp_totals[32];
-  const int lane = threadIdx.x % 32;
-  const int warp = threadIdx.x / 32;
-  v = warp_total(v);
-  if (lane == 0) warp_totals[warp] = v;
-  __syncthreads();
-  if (warp == 0) {
-    v = lane < static_cast<int>(blockDim.x / 32) ? warp_totals[lane] : Accumulator(0);
-    v = warp_total(v);
-  }
-  return v;
-}
+// How block and grid totals of sum and dot combine: double totals, added up.
+using Plus = ops::reduce::Sum;
 
 template <int N, class Term, class... In, size_t... K>
 __device__ __forceinline__ Accumulator term_at(const Layout<N>& L, int64_t i, Term term,
@@ -57,33 +39,12 @@ __device__ __forceinline__ Accumulator term_at(const Layout<N>& L, int64_t i, Te
   return term(in[off[K]]...);
 }
 
-// Writes the grid's result, given each block's total (valid in thread 0):
-// at once for a one-block grid; otherwise each block leaves its total in
-// partial[blockIdx.x] and takes a ticket, and the block that takes the last
-// ticket adds all the totals up in a fixed order, writes the result and
-// resets the ticket for the next reduction on the stream.
+// Writes the grid's result, given each block's total (valid in thread 0).
 template <class Out>
-__device__ __forceinline__ void finish_grid(Accumulator total, Out* result, Accumulator* partial,
-                                            unsigned int* ticket) {
-  __shared__ bool last;
-  if (gridDim.x == 1) {
-    if (threadIdx.x == 0) *result = static_cast<Out>(total);
-    return;
-  }
-  if (threadIdx.x == 0) {
-    partial[blockIdx.x] = total;
-    __threadfence();  // the total is visible to every block before the ticket is taken
-    last = atomicAdd(ticket, 1u) == gridDim.x - 1;
-  }
-  __syncthreads();  // also: block_total's shared memory is free again
-  if (!last) return;
-  Accumulator acc = 0;
-  for (unsigned i = threadIdx.x; i < gridDim.x; i += blockDim.x) acc += __ldcg(&partial[i]);
-  acc = block_total(acc);
-  if (threadIdx.x == 0) {
-    *result = static_cast<Out>(acc);
-    *ticket = 0;
-  }
+__device__ __forceinline__ void finish(Accumulator total, Out* result, Accumulator* partial,
+                                       unsigned int* ticket) {
+  finish_grid(Plus{}, total, partial, ticket,
+              [result](Accumulator t) { *result = static_cast<Out>(t); });
 }
 
 // The reduction of a strided layout.
@@ -96,14 +57,8 @@ __global__ void reduce_strided(const Layout<N> L, Term term, Out* result, Accumu
        i += step) {
     acc += term_at(L, i, term, std::index_sequence_for<In...>{}, in...);
   }
-  finish_grid(block_total(acc), result, partial, ticket);
+  finish(block_total(Plus{}, acc), result, partial, ticket);
 }
-
-// V consecutive elements, loaded at once (16 bytes when V * sizeof(T) == 16).
-template <class T, int V>
-struct alignas(sizeof(T) * V) Lanes {
-  T v[V];
-};
 
 // By value, as in map.cuh's apply_lanes: one 16-byte load per pack.
 template <int V, class Term, class... P>
@@ -130,7 +85,7 @@ __global__ void reduce_contiguous(int64_t n, Term term, Out* result, Accumulator
     acc += lane_terms<V>(term, reinterpret_cast<const Lanes<In, V>*>(in)[p]...);
   }
   for (int64_t i = packs * V + first; i < n; i += step) acc += term(in[i]...);
-  finish_grid(block_total(acc), result, partial, ticket);
+  finish(block_total(Plus{}, acc), result, partial, ticket);
 }
 
 template <class P>

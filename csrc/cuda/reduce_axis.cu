@@ -16,11 +16,11 @@
 // results are deterministic.
 #include <stdint.h>
 
-#include <cstring>
 #include <type_traits>
 
 #include "../kit/backends.hpp"
 #include "../kit/dispatch.hpp"
+#include "block_reduce.cuh"
 #include "check.cuh"
 #include "gpuvec/reduce_ops.hpp"
 #include "launch.cuh"
@@ -30,50 +30,6 @@ namespace gpuvec::cuda {
 namespace {
 
 using ops::reduce::for_row;
-
-constexpr unsigned kFullMask = 0xffffffffu;
-constexpr int kWarp = 32;
-
-// A state moved down a warp by `delta` lanes, within groups of `width` lanes,
-// one 32-bit word at a time (states are plain structs of doubles and int64s).
-template <class A>
-__device__ __forceinline__ A shuffle_down(A v, int delta, int width) {
-  static_assert(sizeof(A) % sizeof(int) == 0, "a state moves as 32-bit words");
-  constexpr int kWords = sizeof(A) / sizeof(int);
-  int words[kWords];
-  memcpy(words, &v, sizeof(A));
-#pragma unroll
-  for (int k = 0; k < kWords; ++k) words[k] = __shfl_down_sync(kFullMask, words[k], delta, width);
-  memcpy(&v, words, sizeof(A));
-  return v;
-}
-
-// The total of each group of `width` lanes (a power of two), valid in the
-// group's first lane. Every lane of the warp must take part.
-template <class Op, class A>
-__device__ __forceinline__ A group_total(const Op& op, A v, int width) {
-  for (int delta = width / 2; delta > 0; delta >>= 1) {
-    v = op.combine(v, shuffle_down(v, delta, width));
-  }
-  return v;
-}
-
-// The block's total, valid in thread 0. blockDim.x is a multiple of 32.
-template <class Op, class A>
-__device__ __forceinline__ A block_total(const Op& op, A v) {
-  __shared__ A warp_totals[kWarp];
-  const int lane = threadIdx.x % kWarp;
-  const int warp = threadIdx.x / kWarp;
-  v = group_total(op, v, kWarp);
-  if (lane == 0) warp_totals[warp] = v;
-  __syncthreads();
-  if (warp == 0) {
-    v = lane < static_cast<int>(blockDim.x / kWarp) ? warp_totals[lane] : op.identity();
-    v = group_total(op, v, kWarp);
-  }
-  __syncthreads();  // warp_totals is reused by the block's next row
-  return v;
-}
 
 // Every kernel here is compiled with __launch_bounds__ for the largest block
 // a caller may ask for (threads_per_block up to 1024): the compiler then keeps
@@ -93,12 +49,6 @@ __device__ __forceinline__ int64_t element_offset(const Layout<1>& row, int64_t 
 // leave most of the memory bandwidth unused.
 constexpr int kUnroll = 4;
 
-// V consecutive elements, loaded at once (V * sizeof(T) == 16 bytes).
-template <class T, int V>
-struct alignas(16) Pack {
-  T v[V];
-};
-
 // accumulate() for a contiguous row that starts on a 16-byte boundary: the
 // thread takes packs first, first + step, ... of V elements each, then its
 // share of the last n % V elements. Four times fewer loads for the same bytes.
@@ -107,12 +57,12 @@ __device__ __forceinline__ typename RowOp::Acc accumulate_packs(const RowOp& rop
                                                                 const T* x, int64_t first,
                                                                 int64_t step) {
   constexpr int V = 16 / sizeof(T);
-  const auto* packs = reinterpret_cast<const Pack<T, V>*>(x);
+  const auto* packs = reinterpret_cast<const Lanes<T, V>*>(x);
   const int64_t count = n / V;
   typename RowOp::Acc acc = rop.identity();
   int64_t p = first;
   for (; p + (kUnroll - 1) * step < count; p += kUnroll * step) {
-    Pack<T, V> v[kUnroll];
+    Lanes<T, V> v[kUnroll];
 #pragma unroll
     for (int u = 0; u < kUnroll; ++u) v[u] = packs[p + u * step];
 #pragma unroll
@@ -124,7 +74,7 @@ __device__ __forceinline__ typename RowOp::Acc accumulate_packs(const RowOp& rop
     }
   }
   for (; p < count; p += step) {
-    const Pack<T, V> v = packs[p];
+    const Lanes<T, V> v = packs[p];
 #pragma unroll
     for (int k = 0; k < V; ++k) acc = rop.combine(acc, rop.term(v.v[k], p * V + k));
   }
@@ -216,52 +166,10 @@ __global__ void __launch_bounds__(GPUVEC_MAX_THREADS_PER_BLOCK)
   }
 }
 
-// A state read past the L1 cache, one 8-byte word at a time: what another
-// block has just written (states are plain structs of doubles and int64s).
-template <class A>
-__device__ __forceinline__ A load_cg(const A* p) {
-  static_assert(sizeof(A) % sizeof(unsigned long long) == 0, "a state is whole 8-byte words");
-  constexpr int kWords = sizeof(A) / sizeof(unsigned long long);
-  unsigned long long words[kWords];
-#pragma unroll
-  for (int k = 0; k < kWords; ++k) {
-    words[k] = __ldcg(reinterpret_cast<const unsigned long long*>(p) + k);
-  }
-  A v;
-  memcpy(&v, words, sizeof(A));
-  return v;
-}
-
-// One row split over the whole grid (a norm or sum of a whole array): each
-// block leaves its state in partial[blockIdx.x] and takes a ticket; the block
-// that takes the last one combines all the states in a fixed order, writes
-// the row's output and resets the ticket. One launch instead of two, with no
-// allocation (see scratch.hpp).
-template <class RowOp, class A, class Out>
-__device__ void finish_in_last_block(const RowOp& rop, A acc, int64_t n, A* partial,
-                                     unsigned int* ticket, Out* out) {
-  __shared__ bool last;
-  if (threadIdx.x == 0) {
-    partial[blockIdx.x] = acc;
-    __threadfence();  // the state is visible to every block before the ticket is taken
-    last = atomicAdd(ticket, 1u) == gridDim.x - 1;
-  }
-  __syncthreads();
-  if (!last) return;
-  A total = rop.identity();
-  for (unsigned k = threadIdx.x; k < gridDim.x; k += blockDim.x) {
-    total = rop.combine(total, load_cg(partial + k));
-  }
-  total = block_total(rop, total);
-  if (threadIdx.x == 0) {
-    *out = rop.template finish<Out>(total, n);
-    *ticket = 0;
-  }
-}
-
 // gridDim.x blocks per row: block b takes elements b * blockDim.x + t,
 // stepping over the whole grid row; rows are spread over blockIdx.y. With a
-// ticket (one row only), the grid's last block finishes the row.
+// ticket (one row only: a norm or sum of a whole array), the grid's last
+// block finishes the row.
 template <class Op, class T, class Out, class A>
 __global__ void __launch_bounds__(GPUVEC_MAX_THREADS_PER_BLOCK)
     reduce_blocks(const Layout<2> rows, const Layout<1> row, const Op op, const T* __restrict__ x,
@@ -275,7 +183,9 @@ __global__ void __launch_bounds__(GPUVEC_MAX_THREADS_PER_BLOCK)
                        static_cast<int64_t>(gridDim.x) * blockDim.x);
     acc = block_total(rop, acc);
     if (ticket != nullptr) {
-      finish_in_last_block(rop, acc, row.size, partial, ticket, out + off[0]);
+      Out* const result = out + off[0];
+      finish_grid(rop, acc, partial, ticket,
+                  [&](const A& total) { *result = rop.template finish<Out>(total, row.size); });
       continue;
     }
     if (threadIdx.x == 0) {
