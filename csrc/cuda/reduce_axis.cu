@@ -29,7 +29,7 @@
 namespace gpuvec::cuda {
 namespace {
 
-using ops::reduce::for_row;
+using ops::reduce::add_values;
 
 // Every kernel here is compiled with __launch_bounds__ for the largest block
 // a caller may ask for (threads_per_block up to 1024): the compiler then keeps
@@ -52,53 +52,65 @@ constexpr int kUnroll = 4;
 // accumulate() for a contiguous row that starts on a 16-byte boundary: the
 // thread takes packs first, first + step, ... of V elements each, then its
 // share of the last n % V elements. Four times fewer loads for the same bytes.
-template <class RowOp, class T>
-__device__ __forceinline__ typename RowOp::Acc accumulate_packs(const RowOp& rop, int64_t n,
-                                                                const T* x, int64_t first,
-                                                                int64_t step) {
+template <class Op, class T>
+__device__ __forceinline__ typename Op::Acc accumulate_packs(const Op& op, int64_t n, const T* x,
+                                                             int64_t first, int64_t step) {
   constexpr int V = 16 / sizeof(T);
   const auto* packs = reinterpret_cast<const Lanes<T, V>*>(x);
   const int64_t count = n / V;
-  typename RowOp::Acc acc = rop.identity();
+  typename Op::Acc acc = op.identity();
   int64_t p = first;
   for (; p + (kUnroll - 1) * step < count; p += kUnroll * step) {
     Lanes<T, V> v[kUnroll];
 #pragma unroll
     for (int u = 0; u < kUnroll; ++u) v[u] = packs[p + u * step];
 #pragma unroll
-    for (int u = 0; u < kUnroll; ++u) {
-#pragma unroll
-      for (int k = 0; k < V; ++k) {
-        acc = rop.combine(acc, rop.term(v[u].v[k], (p + u * step) * V + k));
-      }
-    }
+    for (int u = 0; u < kUnroll; ++u) acc = add_values(op, acc, v[u].v, (p + u * step) * V, 1);
   }
   for (; p < count; p += step) {
     const Lanes<T, V> v = packs[p];
-#pragma unroll
-    for (int k = 0; k < V; ++k) acc = rop.combine(acc, rop.term(v.v[k], p * V + k));
+    acc = add_values(op, acc, v.v, p * V, 1);
   }
-  for (int64_t j = count * V + first; j < n; j += step) acc = rop.combine(acc, rop.term(x[j], j));
+  for (int64_t j = count * V + first; j < n; j += step) acc = op.combine(acc, op.term(x[j], j));
   return acc;
 }
 
-template <class RowOp, class T>
-__device__ __forceinline__ typename RowOp::Acc accumulate(const RowOp& rop, const Layout<1>& row,
-                                                          const T* x, int64_t first,
-                                                          int64_t step) {
-  if (row.ndim == 1 && row.strides[0][0] == 1 && reinterpret_cast<uintptr_t>(x) % 16 == 0) {
-    return accumulate_packs(rop, row.size, x, first, step);
+// accumulate() for a row of n elements at one stride, U loads at a time.
+template <int U, class Op, class T>
+__device__ __forceinline__ typename Op::Acc accumulate_strided(const Op& op, int64_t n,
+                                                               int64_t stride, const T* x,
+                                                               int64_t first, int64_t step) {
+  typename Op::Acc acc = op.identity();
+  int64_t j = first;
+  for (; j + (U - 1) * step < n; j += U * step) {
+    T v[U];
+#pragma unroll
+    for (int u = 0; u < U; ++u) v[u] = x[(j + u * step) * stride];
+    acc = add_values(op, acc, v, j, step);
   }
-  typename RowOp::Acc acc = rop.identity();
+  for (; j < n; j += step) acc = op.combine(acc, op.term(x[j * stride], j));
+  return acc;
+}
+
+template <class Op, class T>
+__device__ __forceinline__ typename Op::Acc accumulate(const Op& op, const Layout<1>& row,
+                                                       const T* x, int64_t first, int64_t step) {
+  if (row.ndim == 1 && row.strides[0][0] == 1 && reinterpret_cast<uintptr_t>(x) % 16 == 0) {
+    return accumulate_packs(op, row.size, x, first, step);
+  }
+  if (row.ndim <= 1) {
+    return accumulate_strided<kUnroll>(op, row.size, row.ndim == 1 ? row.strides[0][0] : 0, x,
+                                       first, step);
+  }
+  typename Op::Acc acc = op.identity();
   int64_t j = first;
   for (; j + (kUnroll - 1) * step < row.size; j += kUnroll * step) {
     T v[kUnroll];
 #pragma unroll
     for (int u = 0; u < kUnroll; ++u) v[u] = x[element_offset(row, j + u * step)];
-#pragma unroll
-    for (int u = 0; u < kUnroll; ++u) acc = rop.combine(acc, rop.term(v[u], j + u * step));
+    acc = add_values(op, acc, v, j, step);
   }
-  for (; j < row.size; j += step) acc = rop.combine(acc, rop.term(x[element_offset(row, j)], j));
+  for (; j < row.size; j += step) acc = op.combine(acc, op.term(x[element_offset(row, j)], j));
   return acc;
 }
 
@@ -115,15 +127,14 @@ __global__ void __launch_bounds__(GPUVEC_MAX_THREADS_PER_BLOCK)
   for (int64_t first = warp * per_warp; first < rows.size; first += warps * per_warp) {
     const int64_t r = first + lane / group;
     const bool valid = r < rows.size;
-    const auto rop = for_row(op, valid ? r : first);
     int64_t off[2] = {0, 0};
-    auto acc = rop.identity();
+    auto acc = op.identity();
     if (valid) {
       rows.offsets(r, off);
-      acc = accumulate(rop, row, x + off[1], lane % group, group);
+      acc = accumulate(op, row, x + off[1], lane % group, group);
     }
-    acc = group_total(rop, acc, group);
-    if (valid && lane % group == 0) out[off[0]] = rop.template finish<Out>(acc, row.size);
+    acc = group_total(op, acc, group);
+    if (valid && lane % group == 0) out[off[0]] = op.template finish<Out>(acc, row.size);
   }
 }
 
@@ -142,21 +153,20 @@ __global__ void __launch_bounds__(GPUVEC_MAX_THREADS_PER_BLOCK)
        first += static_cast<int64_t>(gridDim.x) * kWarp) {
     const int64_t r = first + lane;
     const bool valid = r < rows.size;
-    const auto rop = for_row(op, valid ? r : first);
     int64_t off[2] = {0, 0};
-    A acc = rop.identity();
+    A acc = op.identity();
     if (valid) {
       rows.offsets(r, off);
-      acc = accumulate(rop, row, x + off[1], static_cast<int64_t>(blockIdx.y) * slots + slot,
+      acc = accumulate(op, row, x + off[1], static_cast<int64_t>(blockIdx.y) * slots + slot,
                        static_cast<int64_t>(slots) * gridDim.y);
     }
     states[threadIdx.x] = acc;
     __syncthreads();
     if (slot == 0) {
-      for (int k = 1; k < slots; ++k) acc = rop.combine(acc, states[k * kWarp + lane]);
+      for (int k = 1; k < slots; ++k) acc = op.combine(acc, states[k * kWarp + lane]);
       if (valid) {
         if (gridDim.y == 1) {
-          out[off[0]] = rop.template finish<Out>(acc, row.size);
+          out[off[0]] = op.template finish<Out>(acc, row.size);
         } else {
           partial[r * gridDim.y + blockIdx.y] = acc;
         }
@@ -175,22 +185,21 @@ __global__ void __launch_bounds__(GPUVEC_MAX_THREADS_PER_BLOCK)
     reduce_blocks(const Layout<2> rows, const Layout<1> row, const Op op, const T* __restrict__ x,
                   Out* __restrict__ out, A* partial, unsigned int* ticket) {
   for (int64_t r = blockIdx.y; r < rows.size; r += gridDim.y) {
-    const auto rop = for_row(op, r);
     int64_t off[2];
     rows.offsets(r, off);
-    A acc = accumulate(rop, row, x + off[1],
+    A acc = accumulate(op, row, x + off[1],
                        static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x,
                        static_cast<int64_t>(gridDim.x) * blockDim.x);
-    acc = block_total(rop, acc);
+    acc = block_total(op, acc);
     if (ticket != nullptr) {
       Out* const result = out + off[0];
-      finish_grid(rop, acc, partial, ticket,
-                  [&](const A& total) { *result = rop.template finish<Out>(total, row.size); });
+      finish_grid(op, acc, partial, ticket,
+                  [&](const A& total) { *result = op.template finish<Out>(total, row.size); });
       continue;
     }
     if (threadIdx.x == 0) {
       if (gridDim.x == 1) {
-        out[off[0]] = rop.template finish<Out>(acc, row.size);
+        out[off[0]] = op.template finish<Out>(acc, row.size);
       } else {
         partial[r * gridDim.x + blockIdx.x] = acc;
       }
@@ -208,14 +217,13 @@ __global__ void __launch_bounds__(GPUVEC_MAX_THREADS_PER_BLOCK)
   const int64_t warp = (static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x) / kWarp;
   const int64_t warps = static_cast<int64_t>(gridDim.x) * blockDim.x / kWarp;
   for (int64_t r = warp; r < rows.size; r += warps) {
-    const auto rop = for_row(op, r);
-    A acc = rop.identity();
-    for (int k = lane; k < parts; k += kWarp) acc = rop.combine(acc, partial[r * parts + k]);
-    acc = group_total(rop, acc, kWarp);
+    A acc = op.identity();
+    for (int k = lane; k < parts; k += kWarp) acc = op.combine(acc, partial[r * parts + k]);
+    acc = group_total(op, acc, kWarp);
     if (lane == 0) {
       int64_t off[2];
       rows.offsets(r, off);
-      out[off[0]] = rop.template finish<Out>(acc, n);
+      out[off[0]] = op.template finish<Out>(acc, n);
     }
   }
 }
@@ -316,17 +324,6 @@ void run(const Layout<2>& rows, const Layout<1>& row, const Op& op, const T* x, 
   check_launch("reduce_partials");
 }
 
-// var and std: the row means first, then the squared deviations from them.
-template <class T, class Out>
-void run_two_pass(const Layout<2>& rows, const Layout<1>& row, ops::reduce::Deviations op,
-                  const T* x, Out* out, int threads_per_block, cudaStream_t s) {
-  const Scratch means(static_cast<size_t>(rows.size) * sizeof(double), s);
-  run(with_dense_first_operand(rows), row, ops::reduce::Mean{}, x, means.as<double>(),
-      threads_per_block, s);
-  op.means = means.as<double>();
-  run(rows, row, op, x, out, threads_per_block, s);
-}
-
 }  // namespace
 
 template <class T>
@@ -336,7 +333,7 @@ void reduce(gpuvec_reduce_op op, const Layout<2>& rows, const Layout<1>& row, co
   visit_reduce_op<T>(op, ddof, [&](auto f, auto out_type) {
     using Out = decltype(out_type);
     if constexpr (std::is_same_v<decltype(f), ops::reduce::Deviations>) {
-      run_two_pass(rows, row, f, x, static_cast<Out*>(out), threads_per_block, s);
+      run(rows, row, f.variance(), x, static_cast<Out*>(out), threads_per_block, s);
     } else {
       run(rows, row, f, x, static_cast<Out*>(out), threads_per_block, s);
     }

@@ -23,8 +23,6 @@
 namespace gpuvec::host {
 namespace {
 
-using ops::reduce::for_row;
-
 constexpr int64_t kBlock = 1 << 14;
 constexpr int64_t kRun = 128;
 constexpr int kTile = 16;
@@ -73,7 +71,6 @@ class Cascade {
 // Reduces the rows of x into out (operand 0 of `rows`) with op.
 template <class Op, class T, class Out>
 void run(const Layout<2>& rows, const Layout<1>& row, const Op& op, const T* x, Out* out) {
-  using RowOp = decltype(for_row(op, 0));
   using Acc = typename Op::Acc;
   const int64_t m = rows.size, n = row.size;
   const int64_t tiles = (m + kTile - 1) / kTile;
@@ -88,25 +85,22 @@ void run(const Layout<2>& rows, const Layout<1>& row, const Op& op, const T* x, 
     const int count = static_cast<int>(m - r0 < kTile ? m - r0 : kTile);
     const int64_t begin = blk * kBlock;
     const int64_t end = begin + kBlock < n ? begin + kBlock : n;
-    RowOp row_ops[kTile];
     const T* base[kTile];
     int64_t out_off[kTile];
     Acc acc[kTile];
-    Cascade<RowOp, Acc> runs[kTile];
+    Cascade<Op, Acc> runs[kTile];
     for (int i = 0; i < count; ++i) {
       int64_t off[2];
       rows.offsets(r0 + i, off);
-      row_ops[i] = for_row(op, r0 + i);
       base[i] = x + off[1];
       out_off[i] = off[0];
     }
     auto visit = [&](int64_t j, int64_t offset) {
-      for (int i = 0; i < count; ++i)
-        acc[i] = row_ops[i].combine(acc[i], row_ops[i].term(base[i][offset], j));
+      for (int i = 0; i < count; ++i) acc[i] = op.combine(acc[i], op.term(base[i][offset], j));
     };
     for (int64_t first = begin; first < end; first += kRun) {
       const int64_t last = first + kRun < end ? first + kRun : end;
-      for (int i = 0; i < count; ++i) acc[i] = row_ops[i].identity();
+      for (int i = 0; i < count; ++i) acc[i] = op.identity();
       if (row.ndim <= 1) {
         const int64_t stride = row.ndim == 1 ? row.strides[0][0] : 0;
         for (int64_t j = first; j < last; ++j) visit(j, j * stride);
@@ -114,12 +108,12 @@ void run(const Layout<2>& rows, const Layout<1>& row, const Op& op, const T* x, 
         int64_t j = first;
         walk(row, first, last, [&](const int64_t(&off)[1]) { visit(j++, off[0]); });
       }
-      for (int i = 0; i < count; ++i) runs[i].push(row_ops[i], acc[i]);
+      for (int i = 0; i < count; ++i) runs[i].push(op, acc[i]);
     }
-    for (int i = 0; i < count; ++i) acc[i] = runs[i].total(row_ops[i]);
+    for (int i = 0; i < count; ++i) acc[i] = runs[i].total(op);
     for (int i = 0; i < count; ++i) {
       if (blocks == 1) {
-        out[out_off[i]] = row_ops[i].template finish<Out>(acc[i], n);
+        out[out_off[i]] = op.template finish<Out>(acc[i], n);
       } else {
         partial[(r0 + i) * blocks + blk] = acc[i];
       }
@@ -128,21 +122,10 @@ void run(const Layout<2>& rows, const Layout<1>& row, const Op& op, const T* x, 
   if (blocks == 1) return;
 #pragma omp parallel for if (m * n > kParallelThreshold) schedule(static)
   for (int64_t r = 0; r < m; ++r) {
-    const RowOp rop = for_row(op, r);
     int64_t off[2];
     rows.offsets(r, off);
-    out[off[0]] = rop.template finish<Out>(pairwise_total(rop, &partial[r * blocks], blocks), n);
+    out[off[0]] = op.template finish<Out>(pairwise_total(op, &partial[r * blocks], blocks), n);
   }
-}
-
-// var and std: the row means first, then the squared deviations from them.
-template <class T, class Out>
-void run_two_pass(const Layout<2>& rows, const Layout<1>& row, ops::reduce::Deviations op,
-                  const T* x, Out* out) {
-  std::vector<double> means(rows.size);
-  run(with_dense_first_operand(rows), row, ops::reduce::Mean{}, x, means.data());
-  op.means = means.data();
-  run(rows, row, op, x, out);
 }
 
 }  // namespace
@@ -153,7 +136,7 @@ void reduce(gpuvec_reduce_op op, const Layout<2>& rows, const Layout<1>& row, co
   visit_reduce_op<T>(op, ddof, [&](auto f, auto out_type) {
     using Out = decltype(out_type);
     if constexpr (std::is_same_v<decltype(f), ops::reduce::Deviations>) {
-      run_two_pass(rows, row, f, x, static_cast<Out*>(out));
+      run(rows, row, f.variance(), x, static_cast<Out*>(out));
     } else {
       run(rows, row, f, x, static_cast<Out*>(out));
     }

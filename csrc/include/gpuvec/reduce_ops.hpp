@@ -11,12 +11,14 @@
 //                     the same answer whichever run comes first (ArgMin breaks
 //                     ties by the index, not by the order);
 //   finish<Out>(a, n) the output of a row of n elements.
-// A backend reduces row r with for_row(op, r), which is the op itself except
-// for ops that carry per-row data (Deviations, the second pass of var).
+// Backends fold elements loaded together into a state with add_values (at the
+// end of this file), which lets Variance take them as one run.
 #ifndef GPUVEC_REDUCE_OPS_HPP
 #define GPUVEC_REDUCE_OPS_HPP
 
 #include <stdint.h>
+
+#include <type_traits>
 
 #include "gpuvec/ops.hpp"
 
@@ -180,38 +182,104 @@ struct Nrm2 {
   }
 };
 
-// The second pass of var and std: the sum of squared deviations from the
-// row's mean, which a first pass (Mean) wrote to means[r]. Two passes, as
-// NumPy does, stay accurate for data far from zero (1e8 + noise), where a
-// one-pass sum of squares loses every digit. The divisor is max(n - ddof, 0).
-struct Deviations {
-  using Acc = double;
-  const double* means;
+// var and std in one pass: a run's state is its count, its mean and M2, the
+// sum of squared deviations from that mean, and two runs combine with Chan,
+// Golub and LeVeque's formula, so the data are read once. The deviations are
+// taken from means, never from zero, and the mean is carried as an unevaluated
+// sum of two doubles: a mean in one double is off by up to half an ulp, and
+// every combination would carry that error into M2 (for 1e8 + noise, 1e-8 of
+// the variance; NumPy's two passes, 1e-16). So the result is as accurate as
+// NumPy's two passes over data far from zero, where a sum of squares loses
+// every digit. The divisor is max(n - ddof, 0), NumPy's rule.
+struct Variance {
+  static constexpr double kLargest = 0x1.fffffffffffffp+1023;  // DBL_MAX
+  struct Acc {
+    double count;  // a double counts exactly up to 2^53
+    double mean;   // the mean is mean + mean_lo, |mean_lo| <= ulp(mean) / 2
+    double mean_lo;
+    double m2;
+  };
   double ddof;
   bool root;  // std: the square root of the variance
 
-  struct Row : Sum {
-    double mean;
-    double ddof;
-    bool root;
-    template <class T>
-    GPUVEC_HD Acc term(T x, int64_t) const {
-      const double d = static_cast<double>(x) - mean;
-      return d * d;
+  // hi + lo == a + b exactly (Knuth's TwoSum): IEEE arithmetic, in any
+  // rounding of a and b; the compilers must not reassociate (no -ffast-math).
+  GPUVEC_HD static void two_sum(double a, double b, double& hi, double& lo) {
+    hi = a + b;
+    const double b_part = hi - a;
+    lo = (a - (hi - b_part)) + (b - b_part);
+  }
+
+  GPUVEC_HD Acc identity() const { return {0, 0, 0, 0}; }
+  template <class T>
+  GPUVEC_HD Acc term(T x, int64_t) const {
+    return {1, static_cast<double>(x), 0, 0};
+  }
+  // The state of `count` values given their mean as shift + shifted_mean and
+  // their M2: how a backend that took the values at once (run) builds one.
+  GPUVEC_HD Acc of(double count, double shift, double shifted_mean, double m2) const {
+    Acc a{count, 0, 0, m2};
+    two_sum(shift, shifted_mean, a.mean, a.mean_lo);
+    return a;
+  }
+  GPUVEC_HD Acc combine(Acc a, Acc b) const {
+    if (a.count == 0) return b;
+    if (b.count == 0) return a;
+    // The larger run (for equal counts, the smaller mean) is the base: the
+    // same bits whichever comes first, and the smaller correction.
+    if (b.count > a.count ||
+        (b.count == a.count && (b.mean < a.mean || (b.mean == a.mean && b.mean_lo < a.mean_lo)))) {
+      const Acc t = a;
+      a = b;
+      b = t;
     }
-    template <class Out>
-    GPUVEC_HD Out finish(Acc a, int64_t n) const {
-      const double divisor = static_cast<double>(n) - ddof;
-      const double var = a / (divisor > 0 ? divisor : 0.0);
-      return static_cast<Out>(root ? math::sqrt(var) : var);
+    const double n = a.count + b.count;
+    const double delta = (b.mean - a.mean) + (b.mean_lo - a.mean_lo);
+    Acc r{n, 0, 0, a.m2 + b.m2 + delta * delta * (a.count * b.count / n)};
+    double hi, lo;
+    two_sum(a.mean, delta * (b.count / n), hi, lo);
+    two_sum(hi, lo + a.mean_lo, r.mean, r.mean_lo);
+    return r;
+  }
+  // The state of k > 0 consecutive values at once, in two passes over them
+  // while they sit in registers or cache, less the first value (exact for
+  // data far from zero): one division per run rather than one per element.
+  // Four partial sums give the host compiler independent chains to put in
+  // vector lanes.
+  template <class T>
+  GPUVEC_HD Acc run(const T* v, int k) const {
+    const double v0 = static_cast<double>(v[0]);
+    double s[4] = {0, 0, 0, 0};
+    int i = 0;
+    for (; i + 4 <= k; i += 4) {
+      for (int l = 0; l < 4; ++l) s[l] += static_cast<double>(v[i + l]) - v0;
     }
-  };
-  GPUVEC_HD Row row(int64_t r) const {
-    Row op;
-    op.mean = means[r];
-    op.ddof = ddof;
-    op.root = root;
-    return op;
+    double sum = (s[0] + s[1]) + (s[2] + s[3]);
+    for (; i < k; ++i) sum += static_cast<double>(v[i]) - v0;
+    const double mean = sum / k;
+    double q[4] = {0, 0, 0, 0};
+    i = 0;
+    for (; i + 4 <= k; i += 4) {
+      for (int l = 0; l < 4; ++l) {
+        const double d = (static_cast<double>(v[i + l]) - v0) - mean;
+        q[l] += d * d;
+      }
+    }
+    double m2 = (q[0] + q[1]) + (q[2] + q[3]);
+    for (; i < k; ++i) {
+      const double d = (static_cast<double>(v[i]) - v0) - mean;
+      m2 += d * d;
+    }
+    return of(k, v0, mean, m2);
+  }
+  template <class Out>
+  GPUVEC_HD Out finish(Acc a, int64_t n) const {
+    // An inf or NaN element leaves the mean inf or NaN; NumPy's deviations
+    // from it are then NaN (inf - inf), and so is the variance.
+    if (!(math::fabs(a.mean) <= kLargest)) return static_cast<Out>(NAN);
+    const double divisor = static_cast<double>(n) - ddof;
+    const double var = a.m2 / (divisor > 0 ? divisor : 0.0);
+    return static_cast<Out>(root ? math::sqrt(var) : var);
   }
 };
 
@@ -222,12 +290,29 @@ struct Var {};
 struct Std {};
 struct Dot {};
 
-// The op that reduces row r.
-template <class Op>
-GPUVEC_HD Op for_row(const Op& op, int64_t) {
-  return op;
+// How dispatch.hpp asks for var and std. `means` is a leftover of the old
+// two-pass scheme (a first pass wrote the row means there) and is not read:
+// the backends run variance(), until the dispatch builds a Variance itself.
+struct Deviations {
+  const double* means;
+  double ddof;
+  bool root;
+  GPUVEC_HD Variance variance() const { return {ddof, root}; }
+};
+
+// acc with the K values v, elements j, j + step, ... of a row, folded in:
+// for most ops term by term in index order, exactly as one at a time; for
+// Variance as one run (Variance::run).
+template <int K, class Op, class T>
+GPUVEC_HD typename Op::Acc add_values(const Op& op, typename Op::Acc acc, const T (&v)[K],
+                                      int64_t j, int64_t step) {
+  if constexpr (std::is_same_v<Op, Variance>) {
+    return op.combine(acc, op.run(v, K));
+  } else {
+    for (int k = 0; k < K; ++k) acc = op.combine(acc, op.term(v[k], j + k * step));
+    return acc;
+  }
 }
-GPUVEC_HD Deviations::Row for_row(const Deviations& op, int64_t r) { return op.row(r); }
 
 }  // namespace gpuvec::ops::reduce
 
