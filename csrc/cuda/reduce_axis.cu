@@ -1,21 +1,28 @@
 // Reductions over axes (gpuvec/reduce.h) on the CUDA backend.
 //
 // The launch shape follows the m rows of n elements and how they lie:
-//   - rows side by side in memory (a column reduction, such as summing a
-//     C-ordered matrix over axis 0): a block takes a tile of 32 rows, the 32
-//     lanes of a warp read 32 neighbouring rows at the same j (one coalesced
-//     load), the block's warps take different j, and shared memory combines
-//     them;
+//   - up to 64 rows side by side in memory, each a run of elements at one
+//     stride (a column reduction of a tall, narrow matrix, such as the mean
+//     over axis 0 of a C-ordered 2^22 x 8 matrix): a block reads tiles of
+//     neighbouring elements, all m rows at blockDim.x / m consecutive j, and
+//     the tiles are spread over the whole grid, so that a few long columns
+//     still fill the GPU; the last block to finish combines each row's
+//     states;
+//   - more rows side by side (summing a wide matrix over axis 0): a block
+//     takes a tile of 32 rows, the 32 lanes of a warp read 32 neighbouring
+//     rows at the same j (one coalesced load), the block's warps take
+//     different j, and shared memory combines them;
 //   - many rows, or short ones: a group of G lanes of one warp per row, G a
 //     power of two up to 32 chosen from n, combined with warp shuffles;
 //   - few long rows: several blocks per row, each combining its threads with
 //     warp shuffles and shared memory.
-// Where several blocks share a row, each writes its state to stream-ordered
-// scratch memory and a second kernel combines them, a warp per row. Every
-// tree depends only on m, n, the layout, the block size and the SM count, so
-// results are deterministic.
+// Where several blocks share a row, each leaves its state in scratch memory
+// and either the grid's last block (one launch) or a second kernel (a warp
+// per row) combines them. Every tree depends only on m, n, the layout, the
+// block size and the SM count, so results are deterministic.
 #include <stdint.h>
 
+#include <algorithm>
 #include <type_traits>
 
 #include "../kit/backends.hpp"
@@ -176,6 +183,77 @@ __global__ void __launch_bounds__(GPUVEC_MAX_THREADS_PER_BLOCK)
   }
 }
 
+// Up to kMaxColumns side-by-side rows, each n elements at one stride: see
+// reduce_columns.
+constexpr int kMaxColumns = 64;
+// Loads in flight per thread there: one element each, so more than kUnroll.
+constexpr int kColumnUnroll = 8;
+
+// Combines the states that the threads of a block hold for m rows, thread t
+// holding one of row t % m, into thread r < m: each row's `count` states,
+// those of threads r, r + m, ..., pairwise in a fixed order. Every thread of
+// the block must take part.
+template <class Op, class A>
+__device__ __forceinline__ A combine_columns(const Op& op, A v, A* states, int m, int count) {
+  const int t = threadIdx.x, k = threadIdx.x / m;
+  states[t] = v;
+  __syncthreads();
+  for (int width = count; width > 1;) {
+    const int half = (width + 1) / 2;
+    // States k and k + half of each row; those read are not written this round.
+    if (k < width - half) states[t] = op.combine(states[t], states[t + half * m]);
+    __syncthreads();
+    width = half;
+  }
+  v = states[t];
+  __syncthreads();  // states may be used again at once
+  return v;
+}
+
+// m <= kMaxColumns rows side by side (x's row stride 1), each of n elements at
+// a stride s: a tall, narrow matrix reduced over axis 0. Row r's element j
+// is x[r + j * s]. Thread t takes row r = t % m at j = t / m of each tile of
+// J = blockDim.x / m consecutive j, so one load of the whole block reads the
+// J * m elements of a tile: neighbours in memory when s == m. Tile i goes to
+// block i % gridDim.x and each thread keeps kColumnUnroll tiles' loads in
+// flight, so the long dimension spreads over the whole GPU. Each block
+// combines each row's J states in shared memory; a grid of several blocks
+// leaves them in partial[blockIdx.x * m + r], and the last block to finish
+// combines each row's gridDim.x states in a fixed order and writes the row.
+template <class Op, class T, class Out, class A>
+__global__ void __launch_bounds__(GPUVEC_MAX_THREADS_PER_BLOCK)
+    reduce_columns(const Layout<2> rows, const Layout<1> row, const Op op, const T* __restrict__ x,
+                   Out* __restrict__ out, A* partial, unsigned int* ticket) {
+  __shared__ A states[GPUVEC_MAX_THREADS_PER_BLOCK];
+  const int m = static_cast<int>(rows.size);
+  const int per_tile = static_cast<int>(blockDim.x) / m;
+  const int r = threadIdx.x % m, k = threadIdx.x / m;
+  A acc = op.identity();
+  if (k < per_tile) {  // the blockDim.x % m threads past the last whole tile stay idle
+    acc = accumulate_strided<kColumnUnroll>(op, row.size, row.strides[0][0], x + r,
+                                            static_cast<int64_t>(blockIdx.x) * per_tile + k,
+                                            static_cast<int64_t>(gridDim.x) * per_tile);
+  }
+  acc = combine_columns(op, acc, states, m, per_tile);
+  const bool holder = threadIdx.x < m;
+  Out* const result = out + r * rows.strides[0][0];
+  if (gridDim.x == 1) {
+    if (holder) *result = op.template finish<Out>(acc, row.size);
+    return;
+  }
+  if (holder) partial[static_cast<int64_t>(blockIdx.x) * m + r] = acc;
+  if (!arrive_last(ticket, holder)) return;
+  A total = op.identity();
+  if (k < per_tile) {
+    for (unsigned b = k; b < gridDim.x; b += per_tile) {
+      total = op.combine(total, load_cg(partial + static_cast<int64_t>(b) * m + r));
+    }
+  }
+  total = combine_columns(op, total, states, m, per_tile);
+  if (holder) *result = op.template finish<Out>(total, row.size);
+  if (threadIdx.x == 0) *ticket = 0;
+}
+
 // gridDim.x blocks per row: block b takes elements b * blockDim.x + t,
 // stepping over the whole grid row; rows are spread over blockIdx.y. With a
 // ticket (one row only: a norm or sum of a whole array), the grid's last
@@ -251,12 +329,58 @@ class Scratch {
 int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 int64_t clamp(int64_t v, int64_t lo, int64_t hi) { return v < lo ? lo : (v > hi ? hi : v); }
 
+// True where reduce_columns takes the rows: few side-by-side rows, each at
+// one stride, and at least one tile of them per block.
+bool columns_fit(const Layout<2>& rows, const Layout<1>& row, int threads) {
+  return rows.ndim == 1 && rows.strides[1][0] == 1 && row.ndim == 1 && row.size > 1 &&
+         rows.size <= kMaxColumns && rows.size <= threads;
+}
+
+template <class Op, class T, class Out>
+void run_columns(const Layout<2>& rows, const Layout<1>& row, const Op& op, const T* x, Out* out,
+                 int threads, cudaStream_t s) {
+  using A = typename Op::Acc;
+  const int64_t m = rows.size, n = row.size;
+  const int64_t tiles = ceil_div(n, threads / m);
+  // One wave of blocks that every SM can hold at once whatever the kernel's
+  // registers: __launch_bounds__(1024) leaves a thread at most 64, so an SM
+  // holds 1024 threads, each with kColumnUnroll loads in flight. Fewer where
+  // a thread would get fewer than 4 * kColumnUnroll tiles.
+  const int64_t wave = multiprocessor_count() * std::max(1, 1024 / threads);
+  int64_t blocks = clamp(ceil_div(tiles, 4 * kColumnUnroll), 1, wave);
+  if (blocks == 1) {
+    reduce_columns<<<1, threads, 0, s>>>(rows, row, op, x, out, static_cast<A*>(nullptr), nullptr);
+    check_launch("reduce_columns");
+    return;
+  }
+  const ReductionScratch scratch = reduction_scratch(s);
+  // Where three quarters of the blocks' states fit in the stream's scratch,
+  // a slightly smaller grid saves an allocation: with kColumnUnroll loads in
+  // flight per thread, the grid still keeps the memory busy.
+  const int64_t fit = static_cast<int64_t>(kReductionScratchBytes / (m * sizeof(A)));
+  if (blocks > fit && 4 * fit >= 3 * blocks) blocks = fit;
+  if (blocks <= fit) {
+    reduce_columns<<<static_cast<unsigned>(blocks), threads, 0, s>>>(
+        rows, row, op, x, out, reinterpret_cast<A*>(scratch.partials), scratch.ticket);
+    check_launch("reduce_columns");
+    return;
+  }
+  const Scratch partial(static_cast<size_t>(blocks * m) * sizeof(A), s);
+  reduce_columns<<<static_cast<unsigned>(blocks), threads, 0, s>>>(
+      rows, row, op, x, out, partial.as<A>(), scratch.ticket);
+  check_launch("reduce_columns");
+}
+
 // Reduces the rows of x into out (operand 0 of `rows`) with op.
 template <class Op, class T, class Out>
 void run(const Layout<2>& rows, const Layout<1>& row, const Op& op, const T* x, Out* out,
          int threads_per_block, cudaStream_t s) {
   using A = typename Op::Acc;
   const int threads = block_size(threads_per_block);
+  if (columns_fit(rows, row, threads)) {
+    run_columns(rows, row, op, x, out, threads, s);
+    return;
+  }
   const int64_t m = rows.size, n = row.size;
   const int64_t sms = multiprocessor_count();
   // About what the GPU runs at once: more threads or blocks than this gain
@@ -272,6 +396,7 @@ void run(const Layout<2>& rows, const Layout<1>& row, const Op& op, const T* x, 
   int group = 1;
   while (group < kWarp && group * 4 < n) group *= 2;
   // Tiles leave lanes idle below 32 rows: under 16, other shapes do better.
+  // (Up to kMaxColumns rows at one stride went to run_columns above.)
   if (side_by_side && n > 1 && m >= kWarp / 2) {
     shape = kTiles;
     const int64_t slots = threads / kWarp;
