@@ -1,9 +1,10 @@
 // Reductions on the host backend.
 //
 // The input is cut into fixed blocks of kBlock elements; each block is summed
-// on its own (in parallel where OpenMP is present) and the block sums are then
-// added pairwise. The order depends only on the input's size, never on the
-// number of threads, so the result is deterministic.
+// on its own (on several threads where OpenMP is present and the input is
+// large) and the block sums are then added pairwise. The order depends only
+// on the input's size, never on the number of threads, so the result is
+// deterministic.
 #include <stdint.h>
 
 #include <utility>
@@ -12,6 +13,7 @@
 #include "../kit/backends.hpp"
 #include "../kit/walk.hpp"
 #include "gpuvec/ops.hpp"
+#include "parallel.hpp"
 
 namespace gpuvec::host {
 namespace {
@@ -35,8 +37,7 @@ Accumulator reduce(const Layout<N>& L, Term term, std::index_sequence<K...>, con
   const int64_t blocks = (n + kBlock - 1) / kBlock;
   std::vector<Accumulator> partial(blocks);
   const bool contiguous = L.contiguous();
-#pragma omp parallel for if (n > kParallelThreshold) schedule(static)
-  for (int64_t blk = 0; blk < blocks; ++blk) {
+  for_each(blocks, n > kParallelThreshold, [&](int64_t blk, int) {
     const int64_t begin = blk * kBlock;
     const int64_t end = begin + kBlock < n ? begin + kBlock : n;
     Accumulator acc = 0;
@@ -47,7 +48,7 @@ Accumulator reduce(const Layout<N>& L, Term term, std::index_sequence<K...>, con
       walk(L, begin, end, [&](const int64_t(&off)[N]) { acc += term(in[off[K]]...); });
     }
     partial[blk] = acc;
-  }
+  });
   return pairwise_total(partial.data(), blocks);
 }
 

@@ -1,17 +1,24 @@
 // Reductions over axes (gpuvec/reduce.h) on the host backend.
 //
-// Each row is cut into fixed blocks of kBlock elements. A block is reduced in
-// runs of kRun elements, each in order, whose states are combined pairwise;
-// the block states of a row are then combined pairwise too. So a sum's
-// rounding error grows with log(n), not with n (summing 16384 uniform
-// numbers in order is off by about 130 float64 roundings, pairwise by a few),
-// and the order depends only on the row's length, never on the number of
-// threads: the result is deterministic. The unit of parallel work is a block of a tile of
-// up to kTile consecutive rows, walked side by side (element j of every row
-// of the tile before element j + 1): a column reduction, whose neighbouring
-// rows are neighbours in memory, then reads memory in order.
+// A row is reduced in runs of kRun elements, each in order, whose states are
+// combined pairwise, within blocks of consecutive runs and then across the
+// blocks. So a sum's rounding error grows with log(n), not with n (summing
+// 16384 uniform numbers in order is off by about 130 float64 roundings,
+// pairwise by a few), and the order depends only on the row's length, never
+// on the number of threads: the result is deterministic. Three walks:
+//   - rows side by side in memory (a column reduction, such as the mean of a
+//     C-ordered matrix over axis 0): memory is read in order, row of the
+//     matrix after row, into one state per column (blocks of kColumnBlock);
+//   - min, max, argmin and argmax of contiguous rows: a scan that the
+//     compiler vectorizes (their results are exact, so any order gives them);
+//   - anything else: tiles of up to kTile rows, each run of each row at once
+//     (blocks of kBlock).
+// The unit of parallel work is a block of a chunk or tile of rows (or a part
+// of a contiguous row); small reductions never enter OpenMP.
+#include <math.h>
 #include <stdint.h>
 
+#include <memory>
 #include <type_traits>
 #include <vector>
 
@@ -19,13 +26,19 @@
 #include "../kit/dispatch.hpp"
 #include "../kit/walk.hpp"
 #include "gpuvec/reduce_ops.hpp"
+#include "parallel.hpp"
 
 namespace gpuvec::host {
 namespace {
 
+namespace r = ops::reduce;
+
 constexpr int64_t kBlock = 1 << 14;
 constexpr int64_t kRun = 128;
 constexpr int kTile = 16;
+// The levels of a Cascade: one per bit of the number of runs in a block.
+constexpr int kLevels = 8;
+static_assert(kBlock / kRun <= int64_t(1) << (kLevels - 1), "a block's runs fit the levels");
 
 template <class Op, class Acc>
 Acc pairwise_total(const Op& op, const Acc* v, int64_t n) {
@@ -38,48 +51,82 @@ Acc pairwise_total(const Op& op, const Acc* v, int64_t n) {
   return op.combine(pairwise_total(op, v, half), pairwise_total(op, v + half, n - half));
 }
 
-// Combines the states of consecutive runs pairwise as they arrive, like a
-// binary counter: once 2^k runs have come, level k holds their total. Needs
-// one level per bit of the number of runs in a block.
-template <class RowOp, class Acc>
+// Combines the states of consecutive runs of `width` rows pairwise as they
+// arrive, like a binary counter: once 2^k runs have come, level k holds their
+// total. The rows share the counter. `levels` holds kLevels * width states.
+template <class Op, class Acc>
 class Cascade {
  public:
-  void push(const RowOp& op, Acc a) {
+  Cascade(Acc* levels, int64_t width) : level_(levels), width_(width) {}
+  // Pushes the next run's states, one per row.
+  void push(const Op& op, Acc* a) {
     int k = 0;
-    for (int64_t c = count_++; c & 1; c >>= 1, ++k) a = op.combine(level_[k], a);
-    level_[k] = a;
+    for (int64_t c = count_++; c & 1; c >>= 1, ++k) {
+      const Acc* level = level_ + k * width_;
+      for (int64_t i = 0; i < width_; ++i) a[i] = op.combine(level[i], a[i]);
+    }
+    Acc* level = level_ + k * width_;
+    for (int64_t i = 0; i < width_; ++i) level[i] = a[i];
   }
   // The total of every run pushed, or the identity for none.
-  Acc total(const RowOp& op) const {
-    Acc t = op.identity();
+  void total(const Op& op, Acc* t) const {
+    for (int64_t i = 0; i < width_; ++i) t[i] = op.identity();
     bool empty = true;
     for (int k = 0; k < kLevels; ++k) {
       if ((count_ >> k) & 1) {
-        t = empty ? level_[k] : op.combine(level_[k], t);
+        const Acc* level = level_ + k * width_;
+        for (int64_t i = 0; i < width_; ++i) t[i] = empty ? level[i] : op.combine(level[i], t[i]);
         empty = false;
       }
     }
-    return t;
   }
 
  private:
-  static constexpr int kLevels = 16;  // 2^16 runs: far more than kBlock / kRun
-  Acc level_[kLevels];
+  Acc* level_;
+  int64_t width_;
   int64_t count_ = 0;
 };
 
-// Reduces the rows of x into out (operand 0 of `rows`) with op.
+// The state of elements first, ..., first + len - 1 of a row whose element k
+// of the run is x[at(k)], in index order; Variance takes the run at once
+// (Variance::run: two passes over it while it is in cache).
+template <class Op, class T, class At>
+typename Op::Acc run_state(const Op& op, const T* x, int64_t first, int len, At at) {
+  if constexpr (std::is_same_v<Op, r::Variance>) {
+    T values[kRun];
+    for (int k = 0; k < len; ++k) values[k] = x[at(k)];
+    return op.run(values, len);
+  } else {
+    typename Op::Acc acc = op.identity();
+    for (int k = 0; k < len; ++k) acc = op.combine(acc, op.term(x[at(k)], first + k));
+    return acc;
+  }
+}
+
+// Where rows of more than one block leave their block states, and how they
+// become the output.
+template <class Op, class Out>
+void finish_rows(const Layout<2>& rows, const Op& op, int64_t n, int64_t blocks,
+                 const std::vector<typename Op::Acc>& partial, Out* out, bool parallel) {
+  for_each(rows.size, parallel, [&](int64_t row_index, int) {
+    int64_t off[2];
+    rows.offsets(row_index, off);
+    out[off[0]] =
+        op.template finish<Out>(pairwise_total(op, &partial[row_index * blocks], blocks), n);
+  });
+}
+
+// Any layout: tiles of up to kTile rows; each run is taken row after row.
 template <class Op, class T, class Out>
-void run(const Layout<2>& rows, const Layout<1>& row, const Op& op, const T* x, Out* out) {
+void run_tiles(const Layout<2>& rows, const Layout<1>& row, const Op& op, const T* x, Out* out) {
   using Acc = typename Op::Acc;
   const int64_t m = rows.size, n = row.size;
   const int64_t tiles = (m + kTile - 1) / kTile;
   const int64_t blocks = n > kBlock ? (n + kBlock - 1) / kBlock : 1;
+  const bool parallel = m * n > kParallelThreshold;
   // Rows of more than one block keep their block states here until the end.
   std::vector<Acc> partial(blocks > 1 ? m * blocks : 0);
-  const int64_t items = tiles * blocks;
-#pragma omp parallel for if (m * n > kParallelThreshold) schedule(static)
-  for (int64_t item = 0; item < items; ++item) {
+  for_each(tiles * blocks, parallel, [&](int64_t item, int) {
     const int64_t tile = item / blocks, blk = item % blocks;
     const int64_t r0 = tile * kTile;
     const int count = static_cast<int>(m - r0 < kTile ? m - r0 : kTile);
@@ -87,30 +134,35 @@ void run(const Layout<2>& rows, const Layout<1>& row, const Op& op, const T* x, 
     const int64_t end = begin + kBlock < n ? begin + kBlock : n;
     const T* base[kTile];
     int64_t out_off[kTile];
-    Acc acc[kTile];
-    Cascade<Op, Acc> runs[kTile];
+    Acc acc[kTile], levels[kLevels * kTile];
+    Cascade<Op, Acc> runs(levels, count);
     for (int i = 0; i < count; ++i) {
       int64_t off[2];
       rows.offsets(r0 + i, off);
       base[i] = x + off[1];
       out_off[i] = off[0];
     }
-    auto visit = [&](int64_t j, int64_t offset) {
-      for (int i = 0; i < count; ++i) acc[i] = op.combine(acc[i], op.term(base[i][offset], j));
-    };
+    int64_t offsets[kRun];  // of the run's elements, where the row has several dimensions
     for (int64_t first = begin; first < end; first += kRun) {
-      const int64_t last = first + kRun < end ? first + kRun : end;
-      for (int i = 0; i < count; ++i) acc[i] = op.identity();
+      const int len = static_cast<int>(first + kRun < end ? kRun : end - first);
       if (row.ndim <= 1) {
         const int64_t stride = row.ndim == 1 ? row.strides[0][0] : 0;
-        for (int64_t j = first; j < last; ++j) visit(j, j * stride);
+        for (int i = 0; i < count; ++i) {
+          acc[i] = stride == 1
+                       ? run_state(op, base[i] + first, first, len, [](int k) { return k; })
+                       : run_state(op, base[i], first, len,
+                                   [&](int k) { return (first + k) * stride; });
+        }
       } else {
-        int64_t j = first;
-        walk(row, first, last, [&](const int64_t(&off)[1]) { visit(j++, off[0]); });
+        int k = 0;
+        walk(row, first, first + len, [&](const int64_t(&off)[1]) { offsets[k++] = off[0]; });
+        for (int i = 0; i < count; ++i) {
+          acc[i] = run_state(op, base[i], first, len, [&](int j) { return offsets[j]; });
+        }
       }
-      for (int i = 0; i < count; ++i) runs[i].push(op, acc[i]);
+      runs.push(op, acc);
     }
-    for (int i = 0; i < count; ++i) acc[i] = runs[i].total(op);
+    runs.total(op, acc);
     for (int i = 0; i < count; ++i) {
       if (blocks == 1) {
         out[out_off[i]] = op.template finish<Out>(acc[i], n);
@@ -118,14 +170,259 @@ void run(const Layout<2>& rows, const Layout<1>& row, const Op& op, const T* x, 
         partial[(r0 + i) * blocks + blk] = acc[i];
       }
     }
+  });
+  if (blocks > 1) finish_rows(rows, op, n, blocks, partial, out, parallel);
+}
+
+// The states of a run of `len` consecutive j for `count` side-by-side rows:
+// row c's element j is x[c + j * stride]. Memory is read in order, row of
+// the matrix after row, with one state per column. Variance needs 2 * count
+// doubles of `work`.
+template <class Op, class T>
+void column_run(const Op& op, const T* x, int64_t stride, int64_t first, int len, int64_t count,
+                typename Op::Acc* acc, double* work) {
+  if constexpr (std::is_same_v<Op, r::Variance>) {
+    // Variance::run's two passes, column by column: the run's sums and
+    // means, then the squared deviations from them, while it is in cache,
+    // all less the run's first element of the column.
+    const T* const x0 = x + first * stride;
+    double* const mean = work;
+    double* const q = work + count;
+    for (int64_t c = 0; c < count; ++c) mean[c] = q[c] = 0;
+    for (int k = 0; k < len; ++k) {
+      const T* xj = x + (first + k) * stride;
+      for (int64_t c = 0; c < count; ++c) {
+        mean[c] += static_cast<double>(xj[c]) - static_cast<double>(x0[c]);
+      }
+    }
+    for (int64_t c = 0; c < count; ++c) mean[c] /= len;
+    for (int k = 0; k < len; ++k) {
+      const T* xj = x + (first + k) * stride;
+      for (int64_t c = 0; c < count; ++c) {
+        const double d = (static_cast<double>(xj[c]) - static_cast<double>(x0[c])) - mean[c];
+        q[c] += d * d;
+      }
+    }
+    for (int64_t c = 0; c < count; ++c) acc[c] = op.of(len, x0[c], mean[c], q[c]);
+  } else {
+    (void)work;
+    for (int64_t c = 0; c < count; ++c) acc[c] = op.identity();
+    for (int k = 0; k < len; ++k) {
+      const T* xj = x + (first + k) * stride;
+      for (int64_t c = 0; c < count; ++c) acc[c] = op.combine(acc[c], op.term(xj[c], first + k));
+    }
   }
-  if (blocks == 1) return;
-#pragma omp parallel for if (m * n > kParallelThreshold) schedule(static)
-  for (int64_t r = 0; r < m; ++r) {
+}
+
+// Side-by-side rows (x's row stride 1), each at one stride: chunks of
+// columns, each run of a chunk read in memory order. Chunks are as wide as
+// the matrix up to kMaxChunk columns, so that its rows are read in long
+// stretches that the hardware prefetches (stretches of 1 KB run at memory
+// latency, not bandwidth: 2.5 times slower); their states live in
+// per-thread workspace. Threads share the work by blocks of kColumnBlock
+// consecutive j rather than by narrower chunks, for the same reason.
+template <class Op, class T, class Out>
+void run_columns(const Layout<2>& rows, const Layout<1>& row, const Op& op, const T* x, Out* out) {
+  using Acc = typename Op::Acc;
+  // 32 KB of double states per chunk; a block is 8 runs, whose cascade
+  // needs 4 levels.
+  constexpr int64_t kMaxChunk = 4096, kMinChunk = 64, kColumnBlock = 8 * kRun;
+  constexpr int kColumnLevels = 4;
+  static_assert(kColumnBlock / kRun <= 1 << (kColumnLevels - 1), "a block's runs fit the levels");
+  const int64_t m = rows.size, n = row.size, stride = row.strides[0][0];
+  const int64_t blocks = (n + kColumnBlock - 1) / kColumnBlock;
+  const bool parallel = m * n > kParallelThreshold;
+  const int threads = workers(parallel);
+  int64_t chunks = (m + kMaxChunk - 1) / kMaxChunk;
+  if (chunks * blocks < threads) {  // narrower chunks, to give every thread work
+    const int64_t wanted = (threads + blocks - 1) / blocks;
+    const int64_t most = (m + kMinChunk - 1) / kMinChunk;
+    chunks = wanted < most ? wanted : most;
+  }
+  const int64_t width = (m + chunks - 1) / chunks;
+  // A thread's workspace: a run's states, the cascade's levels, Variance's sums.
+  const int64_t per_thread =
+      (1 + kColumnLevels) * width * sizeof(Acc) + 2 * width * sizeof(double);
+  const std::unique_ptr<char[]> workspace(new char[threads * per_thread]);
+  std::vector<Acc> partial(blocks > 1 ? m * blocks : 0);
+  for_each(chunks * blocks, parallel, [&](int64_t item, int thread) {
+    const int64_t chunk = item / blocks, blk = item % blocks;
+    const int64_t c0 = chunk * width;
+    const int64_t count = m - c0 < width ? m - c0 : width;
+    const int64_t begin = blk * kColumnBlock;
+    const int64_t end = begin + kColumnBlock < n ? begin + kColumnBlock : n;
+    char* const space = workspace.get() + thread * per_thread;
+    Acc* const acc = reinterpret_cast<Acc*>(space);
+    Cascade<Op, Acc> runs(acc + width, count);
+    double* const work =
+        reinterpret_cast<double*>(space + (1 + kColumnLevels) * width * sizeof(Acc));
+    for (int64_t first = begin; first < end; first += kRun) {
+      const int len = static_cast<int>(first + kRun < end ? kRun : end - first);
+      column_run(op, x + c0, stride, first, len, count, acc, work);
+      runs.push(op, acc);
+    }
+    runs.total(op, acc);
+    for (int64_t c = 0; c < count; ++c) {
+      if (blocks == 1) {
+        out[(c0 + c) * rows.strides[0][0]] = op.template finish<Out>(acc[c], n);
+      } else {
+        partial[(c0 + c) * blocks + blk] = acc[c];
+      }
+    }
+  });
+  if (blocks > 1) finish_rows(rows, op, n, blocks, partial, out, parallel);
+}
+
+// -- min, max, argmin and argmax of contiguous rows --------------------------
+
+template <class Op>
+struct Extreme {
+  static constexpr bool kScans = false;
+};
+template <>
+struct Extreme<r::Min> {
+  static constexpr bool kScans = true, kLargest = false, kIndex = false;
+};
+template <>
+struct Extreme<r::Max> {
+  static constexpr bool kScans = true, kLargest = true, kIndex = false;
+};
+template <bool Largest>
+struct Extreme<r::ArgExtreme<Largest>> {
+  static constexpr bool kScans = true, kLargest = Largest, kIndex = true;
+};
+
+// Elements scanned at once: in the L1 cache when a second look finds the
+// first index of their extreme.
+constexpr int64_t kScanBlock = 4096;
+// A contiguous row is split into parts of this many elements for threads.
+constexpr int64_t kScanPart = 1 << 16;
+
+// The largest (smallest) of x[0, n), NaN aside, and in *suspect whether an
+// element may be NaN: x * 0 is NaN for NaN and for +-inf, so a block with an
+// infinity is suspect too and gets an exact second look. Lanes of
+// independent extremes and sums that the compiler keeps in vector registers.
+template <bool Largest, class T>
+T scan_extreme(const T* x, int64_t n, bool* suspect) {
+  // 16 doubles or 32 floats: eight SSE registers of extremes, so that the
+  // latency of max does not bound the loop (four run at half the speed).
+  constexpr int L = 128 / sizeof(T);
+  const T none = Largest ? -INFINITY : INFINITY;
+  T best[L], zero[L];
+  for (int l = 0; l < L; ++l) {
+    best[l] = none;
+    zero[l] = 0;
+  }
+  int64_t i = 0;
+  for (; i + L <= n; i += L) {
+#pragma omp simd
+    for (int l = 0; l < L; ++l) {
+      const T v = x[i + l];
+      best[l] = (Largest ? v > best[l] : v < best[l]) ? v : best[l];
+      zero[l] += v * T(0);
+    }
+  }
+  T b = none, z = 0;
+  for (int l = 0; l < L; ++l) {
+    b = (Largest ? best[l] > b : best[l] < b) ? best[l] : b;
+    z += zero[l];
+  }
+  for (; i < n; ++i) {
+    const T v = x[i];
+    b = (Largest ? v > b : v < b) ? v : b;
+    z += v * T(0);
+  }
+  *suspect = z != z;
+  return b;
+}
+
+// The index of the first element of x[0, n) equal to value, which is there.
+template <class T>
+int64_t first_equal(const T* x, int64_t n, T value) {
+  constexpr int L = 64 / sizeof(T);
+  int64_t i = 0;
+  for (; i + L <= n; i += L) {
+    T hits = 0;  // in T, so that the compare and the sum share vector lanes
+#pragma omp simd reduction(+ : hits)
+    for (int l = 0; l < L; ++l) hits += x[i + l] == value ? T(1) : T(0);
+    if (hits != 0) break;
+  }
+  for (; i < n && !(x[i] == value); ++i) {
+  }
+  return i;
+}
+
+// The state of x[first, last) of a contiguous row, block by block: the
+// block's extreme first, then, only if it beats the state so far, the index
+// of its first occurrence. A suspect block is reduced element by element.
+// The first NaN settles the answer, so the scan stops there.
+template <class Op, class T>
+typename Op::Acc scan_part(const Op& op, const T* x, int64_t first, int64_t last) {
+  constexpr bool kLargest = Extreme<Op>::kLargest;
+  typename Op::Acc acc = op.identity();
+  for (int64_t b = first; b < last; b += kScanBlock) {
+    const int64_t len = b + kScanBlock < last ? kScanBlock : last - b;
+    bool suspect = false;
+    const T v = scan_extreme<kLargest>(x + b, len, &suspect);
+    if (suspect) {
+      typename Op::Acc block = op.identity();
+      for (int64_t j = b; j < b + len; ++j) block = op.combine(block, op.term(x[j], j));
+      acc = op.combine(acc, block);
+    } else if constexpr (Extreme<Op>::kIndex) {
+      // Ties keep the earlier index: a later block must do strictly better.
+      // An empty state (index INT64_MAX) takes any block, all -inf included.
+      const bool better = kLargest ? v > acc.value : v < acc.value;
+      if (better || acc.index == INT64_MAX)
+        acc = {static_cast<double>(v), b + first_equal(x + b, len, v)};
+    } else {
+      acc = op.combine(acc, static_cast<double>(v));
+    }
+    if constexpr (Extreme<Op>::kIndex) {
+      if (acc.value != acc.value) break;
+    } else {
+      if (acc != acc) break;
+    }
+  }
+  return acc;
+}
+
+template <class Op, class T, class Out>
+void run_scans(const Layout<2>& rows, const Layout<1>& row, const Op& op, const T* x, Out* out) {
+  using Acc = typename Op::Acc;
+  const int64_t m = rows.size, n = row.size;
+  const int64_t parts = (n + kScanPart - 1) / kScanPart;
+  std::vector<Acc> partial(m * parts);
+  const bool parallel = m * n > kParallelThreshold;
+  for_each(m * parts, parallel, [&](int64_t item, int) {
+    const int64_t row_index = item / parts, part = item % parts;
     int64_t off[2];
-    rows.offsets(r, off);
-    out[off[0]] = op.template finish<Out>(pairwise_total(op, &partial[r * blocks], blocks), n);
+    rows.offsets(row_index, off);
+    const int64_t first = part * kScanPart;
+    const int64_t last = first + kScanPart < n ? first + kScanPart : n;
+    partial[item] = scan_part(op, x + off[1], first, last);
+  });
+  // Extremes are exact: the parts combine in any tree to the same answer.
+  for (int64_t row_index = 0; row_index < m; ++row_index) {
+    Acc acc = partial[row_index * parts];
+    for (int64_t part = 1; part < parts; ++part) {
+      acc = op.combine(acc, partial[row_index * parts + part]);
+    }
+    int64_t off[2];
+    rows.offsets(row_index, off);
+    out[off[0]] = op.template finish<Out>(acc, n);
   }
+}
+
+// Reduces the rows of x into out (operand 0 of `rows`) with op.
+template <class Op, class T, class Out>
+void run(const Layout<2>& rows, const Layout<1>& row, const Op& op, const T* x, Out* out) {
+  if constexpr (Extreme<Op>::kScans) {
+    if (row.ndim == 1 && row.strides[0][0] == 1) return run_scans(rows, row, op, x, out);
+  }
+  if (rows.ndim == 1 && rows.strides[1][0] == 1 && row.ndim == 1) {
+    return run_columns(rows, row, op, x, out);
+  }
+  run_tiles(rows, row, op, x, out);
 }
 
 }  // namespace
@@ -135,7 +432,7 @@ void reduce(gpuvec_reduce_op op, const Layout<2>& rows, const Layout<1>& row, co
             void* out, double ddof, int, gpuvec_stream) {
   visit_reduce_op<T>(op, ddof, [&](auto f, auto out_type) {
     using Out = decltype(out_type);
-    if constexpr (std::is_same_v<decltype(f), ops::reduce::Deviations>) {
+    if constexpr (std::is_same_v<decltype(f), r::Deviations>) {
       run(rows, row, f.variance(), x, static_cast<Out*>(out));
     } else {
       run(rows, row, f, x, static_cast<Out*>(out));
