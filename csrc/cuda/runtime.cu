@@ -187,14 +187,6 @@ gpuvec_status gpuvec_cuda_copy_to_host(void* dst, const void* src, size_t bytes,
   });
 }
 
-gpuvec_status gpuvec_cuda_copy_on_device(void* dst, const void* src, size_t bytes,
-                                         gpuvec_stream stream) {
-  return guard([&] {
-    GPUVEC_CUDA_CHECK(
-        cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, as_cuda_stream(stream)));
-  });
-}
-
 gpuvec_status gpuvec_cuda_read_scalar(const void* src, size_t bytes, gpuvec_stream stream,
                                       void* dst) {
   return guard([&] {

@@ -122,9 +122,6 @@ gpuvec_status gpuvec_cuda_device_synchronize(void) {
   return guard([] { gpuvec::cuda::not_built(); });
 }
 
-gpuvec_status gpuvec_cuda_copy_on_device(void*, const void*, size_t, gpuvec_stream) {
-  return guard([] { gpuvec::cuda::not_built(); });
-}
 gpuvec_status gpuvec_cuda_pool_usage(size_t* used_bytes, size_t* reserved_bytes) {
   *used_bytes = 0;
   *reserved_bytes = 0;

@@ -36,7 +36,7 @@
   X(ARCTAN2, arctan2, 2, 0, Atan2, "The angle of the point (b, a) in radians, in [-pi, pi]")   \
   /* unary: out = f(x) */                                                                      \
   X(NEGATIVE, negative, 1, 0, Negative, "The negated input, -x")                               \
-  X(ABSOLUTE, absolute, 1, 0, Abs, "The absolute value |x|")                                   \
+  X(ABSOLUTE, absolute, 1, 0, Abs, "The absolute value of each element")                     \
   X(SQRT, sqrt, 1, 0, Sqrt, "The non-negative square root (NaN below 0)")                      \
   X(EXP, exp, 1, 0, Exp, "The exponential e**x")                                               \
   X(LOG, log, 1, 0, Log, "The natural logarithm (NaN below 0, -inf at 0)")                     \

@@ -52,8 +52,6 @@ gpuvec_status gpuvec_cuda_copy_to_device(void* dst, const void* src, size_t byte
                                          gpuvec_stream stream);
 gpuvec_status gpuvec_cuda_copy_to_host(void* dst, const void* src, size_t bytes,
                                        gpuvec_stream stream);
-gpuvec_status gpuvec_cuda_copy_on_device(void* dst, const void* src, size_t bytes,
-                                         gpuvec_stream stream);
 gpuvec_status gpuvec_cuda_stream_synchronize(gpuvec_stream stream);
 /* Copies one value (at most 16 bytes) to the host through a pinned buffer and
  * waits for it: the fast way to turn a device result into a Python float. */
