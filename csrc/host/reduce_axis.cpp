@@ -352,14 +352,17 @@ int64_t first_equal(const T* x, int64_t n, T value) {
   return i;
 }
 
-// The state of x[first, last) of a contiguous row, block by block: the
-// block's extreme first, then, only if it beats the state so far, the index
-// of its first occurrence. A suspect block is reduced element by element.
-// The first NaN settles the answer, so the scan stops there.
+// The state of x[first, last) of a contiguous row, block by block: each
+// block's extreme; for argmin and argmax, the first block that reaches the
+// extreme of the part is remembered and searched for its first occurrence
+// once, at the end. A suspect block is reduced element by element. The
+// first NaN settles the answer, so the scan stops there.
 template <class Op, class T>
 typename Op::Acc scan_part(const Op& op, const T* x, int64_t first, int64_t last) {
   constexpr bool kLargest = Extreme<Op>::kLargest;
-  typename Op::Acc acc = op.identity();
+  typename Op::Acc acc = op.identity();   // of the suspect blocks (all blocks for min and max)
+  T best = 0;                             // the extreme of the other blocks, first reached
+  int64_t best_block = -1, best_len = 0;  // in this block
   for (int64_t b = first; b < last; b += kScanBlock) {
     const int64_t len = b + kScanBlock < last ? kScanBlock : last - b;
     bool suspect = false;
@@ -369,18 +372,26 @@ typename Op::Acc scan_part(const Op& op, const T* x, int64_t first, int64_t last
       for (int64_t j = b; j < b + len; ++j) block = op.combine(block, op.term(x[j], j));
       acc = op.combine(acc, block);
     } else if constexpr (Extreme<Op>::kIndex) {
-      // Ties keep the earlier index: a later block must do strictly better.
-      // An empty state (index INT64_MAX) takes any block, all -inf included.
-      const bool better = kLargest ? v > acc.value : v < acc.value;
-      if (better || acc.index == INT64_MAX)
-        acc = {static_cast<double>(v), b + first_equal(x + b, len, v)};
+      // Ties keep the earlier block: a later one must do strictly better.
+      if (best_block < 0 || (kLargest ? v > best : v < best)) {
+        best = v;
+        best_block = b;
+        best_len = len;
+      }
     } else {
       acc = op.combine(acc, static_cast<double>(v));
     }
     if constexpr (Extreme<Op>::kIndex) {
-      if (acc.value != acc.value) break;
+      if (acc.value != acc.value) return acc;
     } else {
-      if (acc != acc) break;
+      if (acc != acc) return acc;
+    }
+  }
+  if constexpr (Extreme<Op>::kIndex) {
+    if (best_block >= 0) {
+      const typename Op::Acc found{static_cast<double>(best),
+                                   best_block + first_equal(x + best_block, best_len, best)};
+      acc = op.combine(acc, found);
     }
   }
   return acc;
