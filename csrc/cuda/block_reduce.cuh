@@ -96,8 +96,9 @@ __device__ __forceinline__ bool arrive_last(unsigned int* ticket, bool wrote) {
   if (wrote) __threadfence();  // the states are visible to every block before the ticket is taken
   __syncthreads();
   if (threadIdx.x == 0) {
-    last = atomicAdd(ticket, 1u) == gridDim.x - 1;
-    __threadfence();  // and this block reads them only after its ticket
+    const bool is_last = atomicAdd(ticket, 1u) == gridDim.x - 1;
+    if (is_last) __threadfence();  // the last block reads the states only after its ticket
+    last = is_last;
   }
   __syncthreads();
   return last;
