@@ -24,7 +24,7 @@ CASES = [
     ("few long rows (blocks per row, second pass)", (4, 1 << 24), 1),
     ("one long row (blocks, second pass)", (1 << 26,), None),
     ("columns of a wide matrix (tiles)", (1024, 1 << 16), 0),
-    ("columns of a tall matrix (tiles, second pass)", (1 << 22, 32), 0),
+    ("columns of a tall matrix (column tiles, one launch)", (1 << 22, 32), 0),
 ]
 
 

@@ -15,6 +15,7 @@
 # Uses: ArrayFields (_array_fields.pxi), DeviceBuffer and ResultSlot
 # (_memory.pxi), check (_check.pxi); the dtype policy's state (gpuvec._dtypes).
 
+cimport cython
 cimport numpy as cnp
 from cpython.contextvars cimport get_value
 from libc.stdint cimport int64_t, uintptr_t
@@ -63,6 +64,7 @@ cdef enum:
     _DEVICE = 2  # a DeviceArray or another library's GPU array (device mode)
 
 
+@cython.freelist(8)  # one per call: reuse the memory rather than allocate it each time
 cdef class Operands:
     """The operands of one call: the objects, kept alive while the ABI reads
     them, and their descriptors. Private: made and used by _calls.pxi."""

@@ -385,10 +385,11 @@ prod.__doc__ = _doc(
 var.__doc__ = _doc(
     "var",
     "Variance of the elements, over all axes or some",
-    "Computed in two passes, as NumPy does: the mean first, then the mean squared "
-    "deviation from it, both accumulated in float64, so data far from zero (say "
-    "1e8 plus noise) keeps its digits. Where ``n - ddof <= 0`` the result is NaN "
-    "or inf, with a RuntimeWarning, as in NumPy.",
+    "Computed in one pass over the data: runs of elements keep their count, mean "
+    "and sum of squared deviations in float64 (the mean in two doubles), and runs "
+    "are combined with Chan's formula, so data far from zero (say 1e8 plus noise) "
+    "keeps its digits, as in NumPy's two passes. Where ``n - ddof <= 0`` the "
+    "result is NaN or inf, with a RuntimeWarning, as in NumPy.",
     f"The variance: {_VALUE_DETAIL}",
     "2.9166666666666665",
     "array([2.66666667, 2.66666667])",
