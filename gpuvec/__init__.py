@@ -11,6 +11,7 @@ Examples
 array([1., 2., 3.])
 """
 
+import os
 import pkgutil
 
 # Run from a source checkout (`python3 -m gpuvec` in the repository root),
@@ -18,6 +19,7 @@ import pkgutil
 # adds the installed package's folder, so the compiled parts come from there.
 __path__ = pkgutil.extend_path(__path__, __name__)
 
+from gpuvec import _core
 from gpuvec._backend import backend, devices, is_available, set_backend, synchronize
 from gpuvec._backend import choose_at_import as _choose_backend_at_import
 from gpuvec._dtypes import get_precision, precision, set_precision
@@ -84,10 +86,6 @@ def get_include() -> str:
     >>> os.path.isfile(os.path.join(gpuvec.get_include(), "gpuvec", "gpuvec.h"))
     True
     """
-    import os
-
-    from gpuvec import _core
-
     return os.path.join(os.path.dirname(_core.__file__), "include")
 
 

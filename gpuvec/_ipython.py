@@ -17,6 +17,7 @@ from IPython.core.magic import Magics, cell_magic, line_magic, magics_class
 from IPython.core.magic_arguments import argument, magic_arguments, parse_argstring
 
 import gpuvec
+from gpuvec._backend import _cuda_unusable_reason
 
 
 class Info:
@@ -39,8 +40,6 @@ class Info:
                 )
             )
         if not self.devices:
-            from gpuvec._backend import _cuda_unusable_reason
-
             rows.append(("why not CUDA", _cuda_unusable_reason() or "the host backend was chosen"))
         m = self.memory
         rows.append(("memory in use / cached", f"{m['in_use']:,} / {m['cached']:,} bytes"))
