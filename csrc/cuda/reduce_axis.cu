@@ -1,4 +1,4 @@
-// Reductions over axes (gpuvec/reduce.h) on the CUDA backend.
+// Reductions over axes (gpuvec_reduce in gpuvec/gpuvec.h) on the CUDA backend.
 //
 // The launch shape follows the m rows of n elements and how they lie:
 //   - up to 64 rows side by side in memory, each a run of elements at one

@@ -1,4 +1,4 @@
-// Reductions over axes (gpuvec/reduce.h) on the host backend.
+// Reductions over axes (gpuvec_reduce in gpuvec/gpuvec.h) on the host backend.
 //
 // A row is reduced in runs of kRun elements, each in order, whose states are
 // combined pairwise, within blocks of consecutive runs and then across the
