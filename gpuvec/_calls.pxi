@@ -18,7 +18,6 @@ cimport numpy as cnp
 from libc.stdint cimport int64_t, uintptr_t
 from libc.string cimport memset
 
-import math
 import operator
 import warnings
 
@@ -64,9 +63,9 @@ cdef int _threads_per_block(object value) except -1:
     if isinstance(value, bool) or not isinstance(value, int) and not hasattr(value, "__index__"):
         raise TypeError(f"threads_per_block must be an int, got {value!r}")
     n = operator.index(value)
-    if n < 0 or n > 2**31 - 1:
-        if n < 0:
-            raise ValueError(f"threads_per_block must be positive, got {n}")
+    if n < 0:
+        raise ValueError(f"threads_per_block must be positive, got {n}")
+    if n > 2**31 - 1:  # beyond a C int; smaller excesses fail as CUDA's launch does
         raise ValueError(f"threads_per_block={n} exceeds the limit of "
                          f"{GPUVEC_MAX_THREADS_PER_BLOCK} threads per block")
     return n
@@ -137,7 +136,6 @@ cdef object _new_device_array(tuple shape, object dtype, int device, object stre
         try:
             r._host = np.empty(shape, dtype)
         except MemoryError:
-            from gpuvec._errors import OutOfMemoryError
             raise OutOfMemoryError(f"out of host memory allocating {size * dtype.itemsize} "
                                    f"bytes") from None
         r._owner = None
@@ -311,10 +309,10 @@ cdef object _new_result(Operands ops, int ndim, const int64_t* shape, object com
     for k in range(ops.count):
         if ops.kinds[k] == _DEVICE and type(ops.objects[k]) is _DeviceArray:
             f = <ArrayFields>ops.objects[k]
-            if f._contiguous and f._dtype is compute and len(f._shape) == ndim:
-                if ops.arrays[k].ndim == ndim and _same_extents(ops, k, ndim, shape):
-                    return _new_device_array(f._shape, compute, ops.device, stream,
-                                             ops.host_backed, False, f._strides)
+            if (f._contiguous and f._dtype is compute and len(f._shape) == ndim
+                    and _same_extents(ops, k, ndim, shape)):
+                return _new_device_array(f._shape, compute, ops.device, stream,
+                                         ops.host_backed, False, f._strides)
     return _new_device_array(_shape_tuple(ndim, shape), compute, ops.device, stream,
                              ops.host_backed)
 
@@ -441,20 +439,12 @@ cdef int _add_condition(Operands ops, object cond, str name) except -1:
     if mask.dtype != np.bool_:
         raise TypeError(f"{name} has dtype {mask.dtype}, but it must be a bool array: compare "
                         f"the data (x > 0) or convert it ({name}.astype(bool))")
-    if mask.ndim > GPUVEC_MAX_NDIM:
-        raise ValueError(f"arrays of more than {GPUVEC_MAX_NDIM} dimensions are not supported: "
-                         f"{name} has {mask.ndim}")
     memset(a, 0, sizeof(gpuvec_array))
     ops.names.append(name)
     ops.objects.append(mask)
     ops.weak[k] = False
-    ops.kinds[k] = _HOST
     ops.count += 1
-    a.memory = GPUVEC_MEMORY_HOST
-    a.dtype = GPUVEC_BOOL
-    _fill_strides(a, cnp.PyArray_NDIM(mask), cnp.PyArray_DIMS(mask), cnp.PyArray_STRIDES(mask), 1)
-    a.data = cnp.PyArray_DATA(mask) if mask.size else NULL
-    return 0
+    return _describe_host_array(ops, k, mask)
 
 
 cdef int _upload_condition(Operands ops) except -1:
@@ -689,25 +679,6 @@ cdef int _count_copy(gpuvec_memory source, gpuvec_memory target, Py_ssize_t nbyt
         _bytes_to_device += nbytes
     elif source == GPUVEC_MEMORY_DEVICE and target == GPUVEC_MEMORY_HOST:
         _bytes_to_host += nbytes
-    return 0
-
-
-cdef int _broadcast_to(gpuvec_array* a, int ndim, const int64_t* shape) except -1:
-    """Rewrites a descriptor to `shape`, right-aligned, stride 0 where it repeats."""
-    cdef int d, off = ndim - a.ndim
-    if a.memory == GPUVEC_MEMORY_SCALAR:
-        a.ndim = ndim
-        for d in range(ndim):
-            a.shape[d] = shape[d]
-            a.strides[d] = 0
-        return 0
-    for d in range(a.ndim - 1, -1, -1):
-        a.strides[off + d] = 0 if a.shape[d] == 1 else a.strides[d]
-        a.shape[off + d] = shape[off + d]
-    for d in range(off):
-        a.strides[d] = 0
-        a.shape[d] = shape[d]
-    a.ndim = ndim
     return 0
 
 

@@ -142,11 +142,16 @@ cdef int _describe_device_array(Operands ops, int k, ArrayFields f) except -1:
 
 
 cdef int _describe_host_array(Operands ops, int k, cnp.ndarray array) except -1:
-    """Operand k is a float32 or float64 NumPy array with whole-element strides."""
+    """Operand k is a float32, float64 (or, for where's condition, bool) NumPy
+    array with whole-element strides."""
     cdef gpuvec_array* a = &ops.arrays[k]
+    cdef int npy_type = cnp.PyArray_TYPE(array)
     a.data = cnp.PyArray_DATA(array)
     a.memory = GPUVEC_MEMORY_HOST
-    a.dtype = GPUVEC_FLOAT32 if cnp.PyArray_TYPE(array) == cnp.NPY_FLOAT32 else GPUVEC_FLOAT64
+    if npy_type == cnp.NPY_BOOL:
+        a.dtype = GPUVEC_BOOL
+    else:
+        a.dtype = GPUVEC_FLOAT32 if npy_type == cnp.NPY_FLOAT32 else GPUVEC_FLOAT64
     if cnp.PyArray_NDIM(array) > GPUVEC_MAX_NDIM:
         raise ValueError(f"arrays of more than {GPUVEC_MAX_NDIM} dimensions are not supported: "
                          f"{ops.names[k]} has {cnp.PyArray_NDIM(array)}")
@@ -316,23 +321,27 @@ cdef int _broadcast(Operands ops, int first, int64_t* shape) except -1:
                 elif shape[off + d] != n:
                     _raise_shape_mismatch(ops, first)
     for k in range(first, ops.count):
-        a = &ops.arrays[k]
-        if ops.kinds[k] == _SCALAR:
-            a.ndim = ndim
-            for d in range(ndim):
-                a.shape[d] = shape[d]
-                a.strides[d] = 0
-            continue
-        off = ndim - a.ndim
-        # Right-align the operand's dimensions; the missing leading ones repeat.
-        for d in range(a.ndim - 1, -1, -1):
-            a.strides[off + d] = 0 if a.shape[d] == 1 else a.strides[d]
-            a.shape[off + d] = shape[off + d]
-        for d in range(off):
-            a.strides[d] = 0
-            a.shape[d] = shape[d]
-        a.ndim = ndim
+        _broadcast_to(&ops.arrays[k], ndim, shape)
     return ndim
+
+
+cdef int _broadcast_to(gpuvec_array* a, int ndim, const int64_t* shape) except -1:
+    """Rewrites a descriptor to `shape`, right-aligned, stride 0 where it repeats."""
+    cdef int d, off = ndim - a.ndim
+    if a.memory == GPUVEC_MEMORY_SCALAR:
+        a.ndim = ndim
+        for d in range(ndim):
+            a.shape[d] = shape[d]
+            a.strides[d] = 0
+        return 0
+    for d in range(a.ndim - 1, -1, -1):
+        a.strides[off + d] = 0 if a.shape[d] == 1 else a.strides[d]
+        a.shape[off + d] = shape[off + d]
+    for d in range(off):
+        a.strides[d] = 0
+        a.shape[d] = shape[d]
+    a.ndim = ndim
+    return 0
 
 
 cdef int _raise_shape_mismatch(Operands ops, int first) except -1:

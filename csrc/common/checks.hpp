@@ -41,11 +41,6 @@ inline void check_threads_per_block(gpuvec_backend backend, int threads_per_bloc
   }
 }
 
-template <class P>
-inline void check_pointer(const P* ptr, int64_t size, const char* name) {
-  if (ptr == nullptr && size > 0) throw_invalid_argument(std::string(name) + " is a null pointer");
-}
-
 // The launch of a call (reduction: its blocks combine whole warps).
 inline void check_launch(const gpuvec_launch* launch, bool reduction) {
   if (launch == nullptr) throw_invalid_argument("launch is a null pointer");

@@ -50,20 +50,6 @@ struct Layout {
 template <int N>
 Layout<N> simplify_layout(int ndim, const int64_t* shape, const int64_t* const (&strides)[N]);
 
-// A copy of L in which operand 0 is a dense C-ordered array of L's shape, so
-// that linear index i of L is its element i: where a reduction keeps one
-// value per row for a second pass.
-template <int N>
-Layout<N> with_dense_first_operand(Layout<N> L) {
-  int64_t stride = 1;
-  for (int d = L.ndim - 1; d >= 0; --d) {
-    L.strides[0][d] = stride;
-    stride *= L.shape[d];
-  }
-  L.offset[0] = 0;
-  return L;
-}
-
 // The layout of one operand that keeps the order of its elements: dimensions
 // of extent 1 are dropped and neighbours that are contiguous are merged, but
 // nothing is flipped or reordered, so linear index i of the result is the
