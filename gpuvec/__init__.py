@@ -23,7 +23,13 @@ from gpuvec import _core
 from gpuvec._backend import backend, devices, is_available, set_backend, synchronize
 from gpuvec._backend import choose_at_import as _choose_backend_at_import
 from gpuvec._dtypes import get_precision, precision, set_precision
-from gpuvec._errors import CudaError, GpuvecError, HostFallbackWarning, OutOfMemoryError
+from gpuvec._errors import (
+    CompileError,
+    CudaError,
+    GpuvecError,
+    HostFallbackWarning,
+    OutOfMemoryError,
+)
 from gpuvec.blas import asum, axpby, norm
 from gpuvec.creation import (
     arange,
@@ -43,6 +49,7 @@ from gpuvec.creation import (
 from gpuvec.device import Device, current_device
 from gpuvec.device_array import DeviceArray
 from gpuvec.elementwise import axpy, clip, scale, where
+from gpuvec.kernels import Kernel, RawKernel, SourceModule
 from gpuvec.memory import free_cached, memory_info
 from gpuvec.reductions import (
     argmax,
@@ -68,7 +75,10 @@ __version__ = "0.1.0"
 
 
 def load_ipython_extension(ipython) -> None:
-    """``%load_ext gpuvec`` adds ``%gpuvec_info`` and ``%%gpuvec_timeit`` (see gpuvec._ipython)."""
+    """``%load_ext gpuvec`` adds ``%gpuvec_info``, ``%%gpuvec_timeit`` and ``%%gpuvec_kernel``.
+
+    See :mod:`gpuvec._ipython`.
+    """
     from gpuvec._ipython import register
 
     register(ipython)
@@ -90,13 +100,17 @@ def get_include() -> str:
 
 
 __all__ = [
+    "CompileError",
     "CudaError",
     "Device",
     "DeviceArray",
     "Event",
     "GpuvecError",
     "HostFallbackWarning",
+    "Kernel",
     "OutOfMemoryError",
+    "RawKernel",
+    "SourceModule",
     "Stream",
     "arange",
     "argmax",

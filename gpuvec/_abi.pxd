@@ -1,5 +1,5 @@
 # The gpuvec C ABI (csrc/include/gpuvec/gpuvec.h), declared for Cython.
-from libc.stdint cimport int64_t
+from libc.stdint cimport int64_t, uint32_t, uint64_t
 
 
 cdef extern from "gpuvec/gpuvec.h" nogil:
@@ -10,6 +10,8 @@ cdef extern from "gpuvec/gpuvec.h" nogil:
         GPUVEC_ERROR_OUT_OF_MEMORY
         GPUVEC_ERROR_NOT_BUILT
         GPUVEC_ERROR_INTERNAL
+        GPUVEC_ERROR_INDEX
+        GPUVEC_ERROR_COMPILE
 
     const char* gpuvec_last_error_message()
     int gpuvec_last_error_cuda_code()
@@ -118,3 +120,83 @@ cdef extern from "gpuvec/gpuvec.h" nogil:
                                 gpuvec_dtype compute, double ddof, const gpuvec_launch* launch)
     gpuvec_status gpuvec_copy(const gpuvec_array* out, const gpuvec_array* src,
                               const gpuvec_launch* launch)
+
+
+cdef extern from "gpuvec/kernels.h" nogil:
+    ctypedef struct gpuvec_module_s:
+        pass
+    ctypedef struct gpuvec_kernel_s:
+        pass
+    ctypedef gpuvec_module_s* gpuvec_module
+    ctypedef gpuvec_kernel_s* gpuvec_kernel
+
+    ctypedef struct gpuvec_dim3:
+        uint32_t x
+        uint32_t y
+        uint32_t z
+
+    enum:
+        GPUVEC_KERNEL_COOPERATIVE
+        GPUVEC_KERNEL_CHECKED
+
+    ctypedef enum gpuvec_kernel_arg_kind:
+        GPUVEC_KERNEL_ARG_POINTER
+        GPUVEC_KERNEL_ARG_VALUE
+
+    ctypedef union gpuvec_kernel_value:
+        int64_t i
+        uint64_t u
+        double d
+        unsigned char bytes[16]
+
+    ctypedef struct gpuvec_kernel_arg:
+        gpuvec_kernel_arg_kind kind
+        const char* name
+        void* data
+        gpuvec_memory memory
+        int64_t count
+        int64_t itemsize
+        int writes
+        gpuvec_kernel_value value
+        int64_t size
+
+    ctypedef struct gpuvec_kernel_config:
+        gpuvec_dim3 grid
+        gpuvec_dim3 block
+        size_t shared_mem
+
+    ctypedef struct gpuvec_kernel_attributes:
+        int max_threads_per_block
+        int num_regs
+        int64_t shared_size_bytes
+        int64_t local_size_bytes
+        int64_t const_size_bytes
+        int ptx_version
+        int binary_version
+
+    gpuvec_status gpuvec_module_load(gpuvec_backend backend, const void* image, size_t size,
+                                     const char* path, gpuvec_module* module)
+    gpuvec_status gpuvec_module_unload(gpuvec_module module)
+    gpuvec_status gpuvec_module_kernel(gpuvec_module module, const char* symbol, int flags,
+                                       gpuvec_kernel* kernel)
+    gpuvec_status gpuvec_kernel_get_attributes(gpuvec_kernel kernel,
+                                               gpuvec_kernel_attributes* attributes)
+    gpuvec_status gpuvec_kernel_launch(gpuvec_kernel kernel, const gpuvec_kernel_arg* args,
+                                       int n_args, const gpuvec_kernel_config* config,
+                                       const gpuvec_launch* launch)
+
+    ctypedef struct gpuvec_nvrtc_output:
+        char* image
+        size_t image_size
+        int is_cubin
+        char* log
+        char** lowered_names
+        int n_names
+
+    gpuvec_status gpuvec_nvrtc_version(const char* path, int* major, int* minor)
+    gpuvec_status gpuvec_nvrtc_compile(const char* path, const char* source,
+                                       const char* program_name, int arch,
+                                       const char* const* options, int n_options,
+                                       const char* const* name_expressions, int n_names,
+                                       gpuvec_nvrtc_output* output)
+    void gpuvec_nvrtc_output_free(gpuvec_nvrtc_output* output)

@@ -6,18 +6,27 @@
   events (the host clock on the host backend), not the wall clock: each of R
   repeats runs the cell N times between two events, and the magic reports the
   median time per run.
+- ``%%gpuvec_kernel [-e EXPR] [OPTIONS]`` compiles the cell's CUDA C++ (NVRTC
+  on a GPU, the host compiler and gpuvec's emulation without one) and binds
+  each ``__global__`` function into the namespace as a :class:`gpuvec.Kernel`.
+  A compile error shows as a short message naming the line of the cell.
 """
 
 from __future__ import annotations
 
 import html
+import shlex
 import statistics
+import time
 
+from IPython.core.error import UsageError
 from IPython.core.magic import Magics, cell_magic, line_magic, magics_class
 from IPython.core.magic_arguments import argument, magic_arguments, parse_argstring
 
 import gpuvec
 from gpuvec._backend import _cuda_unusable_reason
+from gpuvec._errors import CompileError
+from gpuvec.kernels import kernel_cache
 
 
 class Info:
@@ -27,6 +36,9 @@ class Info:
         self.backend = gpuvec.backend()
         self.devices = gpuvec.devices()
         self.memory = gpuvec.memory_info()
+        cache = kernel_cache()
+        self.kernel_folder = cache.directory
+        self.kernels = cache.stats()
 
     def _rows(self) -> list[tuple[str, str]]:
         rows = [("gpuvec", gpuvec.__version__), ("backend", self.backend)]
@@ -44,6 +56,15 @@ class Info:
         m = self.memory
         rows.append(("memory in use / cached", f"{m['in_use']:,} / {m['cached']:,} bytes"))
         rows.append(("device free / total", f"{m['device_free']:,} / {m['device_total']:,} bytes"))
+        k = self.kernels
+        rows.append(("kernel cache", str(self.kernel_folder)))
+        rows.append(
+            (
+                "kernel cache use",
+                f"{k.entries} entries, {k.bytes:,} bytes; "
+                f"{k.hits} hits, {k.misses} misses in this process",
+            )
+        )
         return rows
 
     def __repr__(self) -> str:
@@ -108,6 +129,61 @@ class GpuvecMagics(Magics):
         timing = Timing(per_run, args.number, clock)
         print(f"gpuvec_timeit: {timing}")
         return timing
+
+    @cell_magic
+    def gpuvec_kernel(self, line: str, cell: str) -> None:
+        """Compiles the cell's CUDA C++ and binds each kernel into the namespace.
+
+        Usage: ``%%gpuvec_kernel [-e 'scale<float, 3>'] [compiler options such as -DBLOCK=256]``.
+        ``-e`` (``--expression``) names a template instance to compile; it is
+        bound as ``scale_float_3``. Every other word is a compiler option.
+        """
+        expressions, options = _kernel_magic_arguments(line)
+        name = f"cell_{self.shell.execution_count}.cu"
+        start = time.perf_counter()
+        hits = kernel_cache().stats().hits
+        try:
+            module = gpuvec.SourceModule(cell, options, expressions, name=name)
+        except CompileError as error:
+            # The message already names the cell's line and shows it: a
+            # traceback through gpuvec would only hide it.
+            raise UsageError(str(error)) from None
+        bound = []
+        for kernel in module.kernel_names:
+            variable = _variable_name(kernel)
+            self.shell.user_ns[variable] = module.get_function(kernel)
+            bound.append(variable)
+        cached = kernel_cache().stats().hits > hits
+        print(
+            f"{name}: {', '.join(bound) or 'no __global__ functions'} "
+            f"({gpuvec.backend()} backend, {1e3 * (time.perf_counter() - start):.0f} ms"
+            f"{', from the cache' if cached else ''})"
+        )
+
+
+def _kernel_magic_arguments(line: str) -> tuple[list[str], list[str]]:
+    """``-e EXPR`` pairs, and the compiler options: everything else.
+
+    Not argparse: it would take a compiler's ``-DBLOCK=256`` for an unknown flag.
+    """
+    words = shlex.split(line)
+    expressions, options = [], []
+    while words:
+        word = words.pop(0)
+        if word in ("-e", "--expression"):
+            if not words:
+                raise UsageError(f"{word} needs a template instance, such as 'scale<float, 3>'")
+            expressions.append(words.pop(0))
+        else:
+            options.append(word)
+    return expressions, options
+
+
+def _variable_name(kernel: str) -> str:
+    """``scale<float, 4>`` is bound as ``scale_float_4``."""
+    return "".join(c if c.isalnum() or c == "_" else "_" for c in kernel.replace(" ", "")).strip(
+        "_"
+    )
 
 
 def register(ipython) -> None:

@@ -3,6 +3,7 @@
 // says how to get a CUDA build, so the Python layer can explain the fallback.
 #include "../kit/backends.hpp"
 #include "../kit/error.hpp"
+#include "../kit/kernel_backends.hpp"
 #include "gpuvec/runtime.h"
 
 namespace gpuvec::cuda {
@@ -70,6 +71,14 @@ double staged_sum(gpuvec_dtype, int64_t, const HostView&, int) { not_built(); }
 double staged_dot(gpuvec_dtype, int64_t, const HostView&, const HostView&, int) { not_built(); }
 void upload(const HostView&, int64_t, gpuvec_dtype, void*, gpuvec_stream) { not_built(); }
 void download(const void*, gpuvec_dtype, int64_t, const HostView&, gpuvec_stream) { not_built(); }
+
+void* load_library(const void*, size_t) { not_built(); }
+void unload_library(void*) { not_built(); }
+void* find_kernel(void*, const char*) { not_built(); }
+void kernel_attributes(void*, gpuvec_kernel_attributes*) { not_built(); }
+void launch_kernel(void*, const gpuvec_kernel_config&, void**, gpuvec_stream) { not_built(); }
+void nvrtc_version(const char*, int*, int*) { not_built(); }
+NvrtcResult nvrtc_compile(const char*, const NvrtcProgram&) { not_built(); }
 
 }  // namespace gpuvec::cuda
 

@@ -17,7 +17,9 @@ typedef enum gpuvec_status {
   GPUVEC_ERROR_CUDA = 2,             /* a CUDA call failed: see the cuda code and name */
   GPUVEC_ERROR_OUT_OF_MEMORY = 3,    /* device or host allocation failed */
   GPUVEC_ERROR_NOT_BUILT = 4,        /* this build has no CUDA backend */
-  GPUVEC_ERROR_INTERNAL = 5          /* a bug in gpuvec: please report it */
+  GPUVEC_ERROR_INTERNAL = 5,         /* a bug in gpuvec: please report it */
+  GPUVEC_ERROR_INDEX = 6,            /* a checked kernel indexed a pointer out of its bounds */
+  GPUVEC_ERROR_COMPILE = 7           /* a user's kernel did not compile: see the log */
 } gpuvec_status;
 
 /* CUDA's code for a launch with an invalid configuration (cudaErrorInvalidConfiguration).

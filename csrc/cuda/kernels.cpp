@@ -1,0 +1,49 @@
+// Users' kernels on the CUDA backend: images loaded with the runtime's
+// library API (CUDA >= 12), which the static cudart provides, so gpuvec needs
+// no link to the driver library.
+#include <cuda_runtime.h>
+
+#include "../kit/kernel_backends.hpp"
+#include "check.cuh"
+
+namespace gpuvec::cuda {
+
+void* load_library(const void* image, size_t) {
+  cudaLibrary_t library = nullptr;
+  GPUVEC_CUDA_CHECK(
+      cudaLibraryLoadData(&library, image, nullptr, nullptr, 0, nullptr, nullptr, 0));
+  return library;
+}
+
+void unload_library(void* library) {
+  GPUVEC_CUDA_CHECK(cudaLibraryUnload(static_cast<cudaLibrary_t>(library)));
+}
+
+void* find_kernel(void* library, const char* symbol) {
+  cudaKernel_t kernel = nullptr;
+  GPUVEC_CUDA_CHECK(cudaLibraryGetKernel(&kernel, static_cast<cudaLibrary_t>(library), symbol));
+  return kernel;
+}
+
+void kernel_attributes(void* kernel, gpuvec_kernel_attributes* out) {
+  cudaFuncAttributes a{};
+  GPUVEC_CUDA_CHECK(cudaFuncGetAttributes(&a, static_cast<const void*>(kernel)));
+  out->max_threads_per_block = a.maxThreadsPerBlock;
+  out->num_regs = a.numRegs;
+  out->shared_size_bytes = static_cast<int64_t>(a.sharedSizeBytes);
+  out->local_size_bytes = static_cast<int64_t>(a.localSizeBytes);
+  out->const_size_bytes = static_cast<int64_t>(a.constSizeBytes);
+  out->ptx_version = a.ptxVersion;
+  out->binary_version = a.binaryVersion;
+}
+
+void launch_kernel(void* kernel, const gpuvec_kernel_config& c, void** params,
+                   gpuvec_stream stream) {
+  const dim3 grid(c.grid.x, c.grid.y, c.grid.z);
+  const dim3 block(c.block.x, c.block.y, c.block.z);
+  // A cudaKernel_t is accepted wherever a kernel's address is (CUDA >= 12).
+  GPUVEC_CUDA_CHECK(cudaLaunchKernel(static_cast<const void*>(kernel), grid, block, params,
+                                     c.shared_mem, as_cuda_stream(stream)));
+}
+
+}  // namespace gpuvec::cuda

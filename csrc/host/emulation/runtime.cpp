@@ -1,0 +1,135 @@
+// The services a kernel library calls through gpuvec_emulation_runtime: each
+// takes the block context and reaches the OS thread's worker through it. None
+// lets an exception out: they are called from the kernel's C++, across the
+// library boundary and from fibers.
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include <string>
+
+#include "launch.hpp"
+
+namespace gpuvec::host::emulation {
+namespace {
+
+// CUDA's codes for what the same failure is on a GPU.
+constexpr int kCudaErrorLaunchTimeout = 702;
+constexpr int kCudaErrorAssert = 710;
+constexpr int kCudaErrorLaunchFailure = 719;
+
+// A barrier outside the fibers: gpuvec ran a kernel that synchronizes as a
+// plain loop. The header stops such a thread before it gets here; this is the
+// runtime's own guard.
+bool outside_fibers(Worker& worker, const char* what) {
+  if (worker.scheduler.in_fiber()) return false;
+  worker.launch->fail(GPUVEC_ERROR_INTERNAL,
+                      std::string(what) + " was called outside the fibers of a cooperative block");
+  return true;
+}
+
+void run_threads(gpuvec_emulation_block* block, void (*thread)(void*, uint32_t),
+                 void* arg) noexcept {
+  Worker& worker = Worker::of(block);
+  const uint32_t threads = block->block_dim.x * block->block_dim.y * block->block_dim.z;
+  try {
+    if (worker.scheduler.run(threads, thread, arg) == Scheduler::Outcome::kFinished) return;
+  } catch (const std::exception& e) {  // the stacks could not be mapped
+    worker.launch->fail(GPUVEC_ERROR_OUT_OF_MEMORY, e.what());
+    return;
+  }
+  const Scheduler::Census c = worker.scheduler.census();
+  const gpuvec_emulation_dim3 b = block->block_idx;
+  worker.launch->fail(
+      GPUVEC_ERROR_CUDA,
+      "the kernel deadlocked in block (" + std::to_string(b.x) + ", " + std::to_string(b.y) +
+          ", " + std::to_string(b.z) + "): " + std::to_string(c.at_block_barrier) +
+          " threads wait at __syncthreads() and " + std::to_string(c.at_warp_barrier) +
+          " at a warp barrier (__syncwarp or a *_sync intrinsic) for threads "
+          "that can never arrive (" +
+          std::to_string(c.returned) + " have returned); on a GPU this launch would hang",
+      kCudaErrorLaunchTimeout, "cudaErrorLaunchTimeout");
+}
+
+uint32_t sync_threads(gpuvec_emulation_block* block, int predicate) noexcept {
+  Worker& worker = Worker::of(block);
+  if (outside_fibers(worker, "__syncthreads")) return 0;
+  return worker.scheduler.sync_threads(predicate);
+}
+
+uint64_t warp_exchange(gpuvec_emulation_block* block, int op, uint32_t mask, uint64_t value,
+                       uint32_t src) noexcept {
+  Worker& worker = Worker::of(block);
+  if (outside_fibers(worker, "a warp intrinsic")) return value;
+  return worker.scheduler.warp_exchange(op, mask, value, src);
+}
+
+uint32_t active_mask(gpuvec_emulation_block* block) noexcept {
+  Worker& worker = Worker::of(block);
+  if (outside_fibers(worker, "__activemask")) return 1;
+  return worker.scheduler.live_lanes();
+}
+
+void index_fault(gpuvec_emulation_block* block, const char* name, int64_t index, int64_t length,
+                 gpuvec_emulation_dim3 thread) noexcept {
+  Launch& launch = *Worker::of(block).launch;
+  if (launch.failed()) return;  // only the first fault is told
+  char text[160];
+  snprintf(text, sizeof text, "index %" PRId64 " is out of bounds for parameter '", index);
+  std::string message = text;
+  message += name ? name : "?";
+  snprintf(text, sizeof text, "' of length %" PRId64, length);
+  message += text;
+  launch.fail(GPUVEC_ERROR_INDEX, message + where(thread, block->block_idx));
+}
+
+void fail(gpuvec_emulation_block* block, int failure, const char* message,
+          gpuvec_emulation_dim3 thread) noexcept {
+  Launch& launch = *Worker::of(block).launch;
+  const std::string what = message ? message : "";
+  const std::string at = where(thread, block->block_idx);
+  switch (failure) {
+    case GPUVEC_EMULATION_FAILURE_ASSERT:
+      launch.fail(GPUVEC_ERROR_CUDA, "device-side assert triggered: " + what + at,
+                  kCudaErrorAssert, "cudaErrorAssert");
+      break;
+    case GPUVEC_EMULATION_FAILURE_TRAP:
+      launch.fail(GPUVEC_ERROR_CUDA, "unspecified launch failure: " + what + at,
+                  kCudaErrorLaunchFailure, "cudaErrorLaunchFailure");
+      break;
+    case GPUVEC_EMULATION_FAILURE_EXCEPTION:
+      launch.fail(GPUVEC_ERROR_CUDA,
+                  "unspecified launch failure: a C++ exception left the kernel: " + what + at,
+                  kCudaErrorLaunchFailure, "cudaErrorLaunchFailure");
+      break;
+    case GPUVEC_EMULATION_FAILURE_NOT_COOPERATIVE:
+      launch.fail(GPUVEC_ERROR_INTERNAL, what +
+                                             " was called in a kernel that gpuvec runs as a plain "
+                                             "loop (launched without GPUVEC_KERNEL_COOPERATIVE)" +
+                                             at);
+      break;
+    default:
+      launch.fail(GPUVEC_ERROR_INTERNAL, "the kernel library reported an unknown failure" + at);
+  }
+}
+
+void exit_thread(gpuvec_emulation_block* block) noexcept {
+  Worker& worker = Worker::of(block);
+  if (outside_fibers(worker, "exit_thread")) abort();  // cannot return, as promised
+  worker.scheduler.exit_thread();
+}
+
+}  // namespace
+
+const gpuvec_emulation_runtime runtime_table = {
+    GPUVEC_EMULATION_VERSION,
+    &run_threads,
+    &sync_threads,
+    &warp_exchange,
+    &active_mask,
+    &index_fault,
+    &fail,
+    &exit_thread,
+};
+
+}  // namespace gpuvec::host::emulation

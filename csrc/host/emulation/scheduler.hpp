@@ -1,0 +1,171 @@
+// The threads of one cooperative block, run as fibers on one OS thread.
+//
+// Fibers run round-robin; one runs until it waits at a barrier or returns
+// from the kernel, then the next runnable one in the ring of live threads
+// takes over. The last thread to arrive at a barrier releases the others and
+// runs on without a switch.
+//
+// Two barriers:
+//   - the block barrier (__syncthreads) waits for every live thread;
+//   - the warp barrier of the warp intrinsics waits for every live lane of
+//     the mask the caller names, in the caller's warp. Each lane brings a
+//     value, and when the last one arrives the scheduler hands each lane what
+//     it asked for: the value of a source lane (the shuffles) or the mask of
+//     lanes that brought a nonzero value (__ballot_sync). One barrier suffices:
+//     a lane's result is not overwritten before the lane comes back to
+//     the next barrier, and that cannot complete without it.
+// A thread that has returned no longer takes part in either. If every live
+// thread waits and no barrier can release, the block has deadlocked; run()
+// then gives up its fibers (they are never resumed) and says so.
+#ifndef GPUVEC_HOST_EMULATION_SCHEDULER_HPP
+#define GPUVEC_HOST_EMULATION_SCHEDULER_HPP
+
+#include <stdint.h>
+#include <stdlib.h>
+
+#include <vector>
+
+#include "fiber.hpp"
+#include "stack_pool.hpp"
+
+namespace gpuvec::host::emulation {
+
+class Scheduler {
+ public:
+  enum class Outcome { kFinished, kDeadlock };
+
+  // Where the threads were when a block deadlocked.
+  struct Census {
+    uint32_t at_block_barrier = 0;
+    uint32_t at_warp_barrier = 0;
+    uint32_t returned = 0;
+  };
+
+  Scheduler() = default;
+  Scheduler(const Scheduler&) = delete;
+  Scheduler& operator=(const Scheduler&) = delete;
+
+  // Runs body(arg, t) for every t < threads (at most 1024), each on a fiber,
+  // until all have returned or the block deadlocks. Throws Error if it cannot
+  // map the stacks; body must not throw.
+  Outcome run(uint32_t threads, void (*body)(void*, uint32_t), void* arg);
+
+  // Only from inside run()'s fibers:
+  // __syncthreads: returns how many threads brought predicate != 0.
+  uint32_t sync_threads(int predicate);
+  // The warp barrier: op is GPUVEC_EMULATION_WARP_* (gpuvec/emulation.h).
+  uint64_t warp_exchange(int op, uint32_t mask, uint64_t value, uint32_t src);
+  // The lanes of the running thread's warp that have not returned.
+  uint32_t live_lanes() const;
+  // Ends the running thread as if it had returned.
+  [[noreturn]] void exit_thread();
+
+  bool in_fiber() const { return running_; }
+  Census census() const;
+
+ private:
+  enum class State : uint8_t { kRunnable, kBlockBarrier, kWarpBarrier, kReturned };
+
+  struct Thread {
+    FiberContext context;
+    uint32_t next, prev;  // neighbours in the ring of live threads
+    uint32_t generation;  // at the block barrier: the barrier's generation it waits for
+    State state;
+  };
+
+  struct Warp {
+    uint32_t live;     // lanes that have not returned
+    uint32_t waiting;  // lanes at the warp barrier
+    uint32_t mask[32];
+    uint64_t value[32];   // what each waiting lane brought
+    uint64_t result[32];  // what each gets back
+    uint8_t op[32];
+    uint8_t src[32];
+  };
+
+  static void fiber_main(void* scheduler);
+
+  bool runnable(const Thread& thread) const;
+  void wait(State state);
+  void switch_away(uint32_t start, bool returned);
+  void release_block();
+  bool try_release(Warp& warp, uint32_t warp_index, uint32_t lane);
+
+  StackPool stacks_;
+  std::vector<Thread> threads_;
+  Warp warps_[32];
+  FiberContext home_;  // the OS thread, which run() switches from and back to
+  void (*body_)(void*, uint32_t) = nullptr;
+  void* arg_ = nullptr;
+  bool running_ = false;
+  Outcome outcome_ = Outcome::kFinished;
+  uint32_t threads_in_block_ = 0;
+  uint32_t current_ = 0;
+  uint32_t live_ = 0;
+  uint32_t block_generation_ = 0;  // how many times the block barrier released
+  uint32_t block_waiting_ = 0;     // threads at the block barrier
+  uint32_t block_count_ = 0;       // of those, how many brought a nonzero predicate
+  uint32_t block_result_ = 0;      // block_count_ of the last release
+};
+
+// The hot path of a barrier, inline so that a waiting fiber keeps few frames
+// (and cache lines) on its stack.
+
+// A thread at the block barrier needs no one to wake it: once the barrier's
+// generation has moved on, it may go.
+inline bool Scheduler::runnable(const Thread& thread) const {
+  return thread.state == State::kRunnable ||
+         (thread.state == State::kBlockBarrier && thread.generation != block_generation_);
+}
+
+// The running thread stops here in `state`; returns once released.
+inline void Scheduler::wait(State state) {
+  Thread& thread = threads_[current_];
+  thread.state = state;
+  thread.generation = block_generation_;
+  switch_away(thread.next, false);
+  thread.state = State::kRunnable;
+}
+
+// Resumes the first runnable thread of the ring from `start`; with none, goes
+// back to run(): the block is done, or deadlocked.
+inline void Scheduler::switch_away(uint32_t start, bool returned) {
+  const uint32_t from = current_;
+  uint32_t t = start;
+  for (uint32_t n = 0; n < live_; ++n, t = threads_[t].next) {
+    if (runnable(threads_[t])) {
+      current_ = t;
+      fiber_switch(threads_[from].context, threads_[t].context, returned);
+      return;
+    }
+  }
+  if (live_ > 0) outcome_ = Outcome::kDeadlock;
+  fiber_switch(threads_[from].context, home_, true);
+  abort();  // run() never resumes a thread of a finished block
+}
+
+inline uint32_t Scheduler::sync_threads(int predicate) {
+  block_count_ += predicate != 0;
+  if (++block_waiting_ == live_) {
+    release_block();
+  } else {
+    wait(State::kBlockBarrier);
+  }
+  return block_result_;
+}
+
+inline uint64_t Scheduler::warp_exchange(int op, uint32_t mask, uint64_t value, uint32_t src) {
+  const uint32_t w = current_ / 32, lane = current_ % 32;
+  Warp& warp = warps_[w];
+  warp.mask[lane] = mask | 1u << lane;  // a lane always meets itself
+  warp.value[lane] = value;
+  warp.op[lane] = static_cast<uint8_t>(op);
+  warp.src[lane] = static_cast<uint8_t>(src % 32);
+  warp.waiting |= 1u << lane;
+  if (!try_release(warp, w, lane)) wait(State::kWarpBarrier);
+  return warp.result[lane];
+}
+
+}  // namespace gpuvec::host::emulation
+
+#endif  // GPUVEC_HOST_EMULATION_SCHEDULER_HPP

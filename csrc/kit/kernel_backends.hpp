@@ -1,0 +1,65 @@
+// What each backend implements for users' own kernels (gpuvec/kernels.h).
+// The boundary (csrc/common/abi_kernels.cpp) validates a launch and moves
+// host memory for the CUDA backend, then calls one of these. Each function
+// throws gpuvec::Error.
+#ifndef GPUVEC_KIT_KERNEL_BACKENDS_HPP
+#define GPUVEC_KIT_KERNEL_BACKENDS_HPP
+
+#include <stddef.h>
+
+#include <string>
+#include <vector>
+
+#include "gpuvec/kernels.h"
+
+namespace gpuvec {
+
+namespace host {
+// A shared library compiled against gpuvec/cuda_emulation.h, and the entry
+// gpuvec generated in it for one kernel.
+void* load_library(const char* path);
+void unload_library(void* library);
+void* find_entry(void* library, const char* symbol);
+
+// Runs the kernel behind `entry` on every block of config.grid, blocks in
+// parallel over the cores; returns when all are done. flags are
+// GPUVEC_KERNEL_* bits. The arguments' pointers are host memory. A checked
+// kernel's out-of-bounds access throws Error(GPUVEC_ERROR_INDEX, ...).
+void launch_kernel(void* entry, int flags, const gpuvec_kernel_config& config,
+                   const gpuvec_kernel_arg* args, int n_args);
+}  // namespace host
+
+namespace cuda {
+// A CUBIN or PTX image loaded with cudaLibraryLoadData, and its kernels.
+void* load_library(const void* image, size_t size);
+void unload_library(void* library);
+void* find_kernel(void* library, const char* symbol);
+void kernel_attributes(void* kernel, gpuvec_kernel_attributes* attributes);
+
+// Queues the kernel on `stream`; params[k] points at argument k's value (a
+// device pointer for a pointer parameter), as cudaLaunchKernel takes them.
+void launch_kernel(void* kernel, const gpuvec_kernel_config& config, void** params,
+                   gpuvec_stream stream);
+
+// NVRTC, loaded from `path` on first use (nvrtc.cpp).
+struct NvrtcProgram {
+  std::string source;
+  std::string name;  // the name the log's messages give the source
+  int arch = 0;      // compute capability, e.g. 90
+  std::vector<const char*> options;
+  std::vector<const char*> name_expressions;
+};
+struct NvrtcResult {
+  bool ok = false;
+  std::string log;
+  std::string image;  // CUBIN or PTX bytes
+  bool is_cubin = false;
+  std::vector<std::string> lowered_names;  // one per name expression
+};
+void nvrtc_version(const char* path, int* major, int* minor);
+NvrtcResult nvrtc_compile(const char* path, const NvrtcProgram& program);
+}  // namespace cuda
+
+}  // namespace gpuvec
+
+#endif  // GPUVEC_KIT_KERNEL_BACKENDS_HPP

@@ -1,0 +1,450 @@
+# Users' own kernels: a loaded module, and the launch of one of its kernels.
+#
+# gpuvec.SourceModule (gpuvec/kernels/_module.py) compiles the source and
+# parses each kernel's signature. This file loads what was compiled and turns
+# a launch's Python arguments into gpuvec_kernel_arg descriptors, each checked
+# against its parameter, in one crossing into C.
+
+from libc.math cimport isinf
+from libc.stdint cimport uint32_t
+from libc.stdlib cimport free, getenv, malloc
+from libc.string cimport memset
+
+# How a parameter takes its argument.
+cdef enum:
+    _PARAM_POINTER = 0  # an array: its memory
+    _PARAM_SIGNED = 1  # a signed integer of `itemsize` bytes
+    _PARAM_UNSIGNED = 2
+    _PARAM_FLOAT = 3  # float or double
+    _PARAM_BOOL = 4
+    _PARAM_UNKNOWN = 5  # a type gpuvec cannot make from Python (a struct, float2, ...)
+
+KERNEL_COOPERATIVE = GPUVEC_KERNEL_COOPERATIVE
+KERNEL_CHECKED = GPUVEC_KERNEL_CHECKED
+
+_KINDS = {"b": _PARAM_BOOL, "i": _PARAM_SIGNED, "u": _PARAM_UNSIGNED, "f": _PARAM_FLOAT}
+
+
+cdef class LoadedModule:
+    """A compiled module loaded into this process: a CUBIN or PTX image on the
+    CUDA backend, a shared library on the host backend. Unloaded when collected."""
+
+    cdef gpuvec_module handle
+    cdef readonly int backend
+
+    def __cinit__(self, int backend, bytes image=None, str path=None):
+        cdef const char* data = NULL
+        cdef const char* c_path = NULL
+        cdef size_t size = 0
+        cdef bytes path_bytes = path.encode() if path is not None else None
+        self.handle = NULL
+        self.backend = backend
+        if image is not None:
+            data = image
+            size = len(image)
+        if path_bytes is not None:
+            c_path = path_bytes
+        check(gpuvec_module_load(<gpuvec_backend>backend, data, size, c_path, &self.handle))
+
+    def __dealloc__(self):
+        if self.handle != NULL:
+            gpuvec_module_unload(self.handle)  # at exit CUDA may be gone: nothing to report
+
+
+cdef class KernelLauncher:
+    """One kernel of a LoadedModule, with what its parameters take.
+
+    Parameters
+    ----------
+    module : LoadedModule
+    symbol : str
+        The kernel's lowered name (CUDA) or generated entry (host).
+    flags : int
+        GPUVEC_KERNEL_* bits (the host backend's cooperative and checked modes).
+    parameters : list of tuple
+        One ``(name, c_type, is_pointer, is_const, dtype)`` per parameter;
+        dtype is the NumPy dtype of the pointee or value, None where gpuvec
+        does not know the C type (``void`` pointees accept any array).
+    signature : str
+        The kernel's C signature, for messages.
+    """
+
+    cdef gpuvec_kernel handle
+    cdef LoadedModule module
+    cdef int count
+    cdef gpuvec_kernel_arg* args
+    cdef int* codes
+    cdef int* type_nums  # a pointee's NumPy type number; -1: any (void*)
+    cdef list names
+    cdef list c_types
+    cdef list dtypes
+    cdef list name_bytes  # keeps args[k].name alive
+    cdef readonly str signature
+
+    def __cinit__(self, LoadedModule module, str symbol, int flags, list parameters,
+                  str signature):
+        cdef int k
+        self.args = NULL
+        self.codes = NULL
+        self.type_nums = NULL
+        self.module = module
+        self.signature = signature
+        self.count = len(parameters)
+        self.names, self.c_types, self.dtypes, self.name_bytes = [], [], [], []
+        check(gpuvec_module_kernel(module.handle, symbol.encode(), flags, &self.handle))
+        self.args = <gpuvec_kernel_arg*>malloc(max(1, self.count) * sizeof(gpuvec_kernel_arg))
+        self.codes = <int*>malloc(max(1, self.count) * sizeof(int))
+        self.type_nums = <int*>malloc(max(1, self.count) * sizeof(int))
+        if self.args == NULL or self.codes == NULL or self.type_nums == NULL:
+            raise MemoryError()
+        memset(self.args, 0, max(1, self.count) * sizeof(gpuvec_kernel_arg))
+        for k, (name, c_type, is_pointer, is_const, dtype) in enumerate(parameters):
+            self.names.append(name)
+            self.c_types.append(c_type)
+            self.dtypes.append(dtype)
+            self.name_bytes.append(name.encode())
+            self.args[k].name = <const char*>self.name_bytes[k]
+            self.args[k].writes = not is_const
+            self.type_nums[k] = -1 if dtype is None else (<cnp.dtype>dtype).type_num
+            if is_pointer:
+                self.codes[k] = _PARAM_POINTER
+                self.args[k].kind = GPUVEC_KERNEL_ARG_POINTER
+            else:
+                self.codes[k] = _KINDS.get(dtype.kind, _PARAM_UNKNOWN) if dtype else _PARAM_UNKNOWN
+                self.args[k].kind = GPUVEC_KERNEL_ARG_VALUE
+                self.args[k].size = dtype.itemsize if dtype else 0
+
+    def __dealloc__(self):
+        free(self.args)
+        free(self.codes)
+        free(self.type_nums)
+
+    def attributes(self):
+        """What the backend can tell about the compiled kernel (None where it cannot)."""
+        cdef gpuvec_kernel_attributes a
+        check(gpuvec_kernel_get_attributes(self.handle, &a))
+        values = {
+            "max_threads_per_block": a.max_threads_per_block,
+            "num_regs": a.num_regs,
+            "shared_size_bytes": a.shared_size_bytes,
+            "local_size_bytes": a.local_size_bytes,
+            "const_size_bytes": a.const_size_bytes,
+            "ptx_version": a.ptx_version,
+            "binary_version": a.binary_version,
+        }
+        return {key: (None if v < 0 else v) for key, v in values.items()}
+
+    def launch(self, tuple args, grid, block, shared_mem, stream):
+        """Runs the kernel on `args` with the launch configuration given."""
+        cdef gpuvec_kernel_config config
+        cdef gpuvec_launch launch
+        cdef gpuvec_status status
+        cdef int k
+        if len(args) != self.count:
+            raise TypeError(f"{self.signature} takes {self.count} argument"
+                            f"{'' if self.count == 1 else 's'}, {len(args)} "
+                            f"{'was' if len(args) == 1 else 'were'} given")
+        _dim3(grid, "grid", &config.grid)
+        _dim3(block, "block", &config.block)
+        config.shared_mem = _shared_mem(shared_mem)
+        stream = _resolve_stream(stream)
+        launch.backend = <gpuvec_backend>self.module.backend
+        launch.threads_per_block = 0
+        launch.stream = <gpuvec_stream>_stream_handle(stream)
+        for k in range(self.count):
+            if self.codes[k] == _PARAM_POINTER:
+                self._set_pointer(k, args[k])
+            else:
+                self._set_value(k, args[k])
+        with nogil:
+            status = gpuvec_kernel_launch(self.handle, self.args, self.count, &config, &launch)
+        if status != GPUVEC_SUCCESS:
+            raise _error_from_status(status, self.module.backend == GPUVEC_BACKEND_HOST)
+        for k in range(self.count):
+            if self.args[k].writes and isinstance(args[k], _DeviceArray):
+                (<ArrayFields>args[k])._stream = stream  # the stream that last wrote it
+
+    cdef int _set_pointer(self, int k, object value) except -1:
+        cdef gpuvec_kernel_arg* a = &self.args[k]
+        cdef ArrayFields f
+        cdef cnp.ndarray array
+        cdef bint on_host = self.module.backend == GPUVEC_BACKEND_HOST
+        if isinstance(value, _DeviceArray):
+            f = <ArrayFields>value
+            if f._host is not None:
+                return self._set_host_array(k, f._host, f._readonly, value)
+            self._check_array(k, f._dtype, f._contiguous, f._readonly, value)
+            a.data = <void*>f._address
+            a.memory = GPUVEC_MEMORY_DEVICE
+            a.count = f._size
+            a.itemsize = (<cnp.dtype>f._dtype).itemsize
+        elif isinstance(value, np.ndarray):
+            array = <cnp.ndarray>value
+            return self._set_host_array(k, array, not cnp.PyArray_ISWRITEABLE(array), value)
+        elif _on_gpu(value):
+            if on_host:
+                raise TypeError(f"parameter '{self.names[k]}' got a GPU array, but gpuvec runs "
+                                f"on its host backend: pass a NumPy array")
+            self._set_foreign_array(k, value)
+        else:
+            raise TypeError(f"parameter '{self.names[k]}' ({self.c_types[k]}) takes an array "
+                            f"(a NumPy array, a gpuvec.DeviceArray or another library's GPU "
+                            f"array), got {type(value).__name__}")
+        if on_host and a.memory == GPUVEC_MEMORY_DEVICE:
+            raise TypeError(f"parameter '{self.names[k]}' got device memory, but the kernel "
+                            f"was compiled for the host backend")
+        return 0
+
+    cdef int _set_host_array(self, int k, cnp.ndarray array, bint readonly,
+                             object given) except -1:
+        cdef gpuvec_kernel_arg* a = &self.args[k]
+        if not cnp.PyArray_ISNOTSWAPPED(array):
+            raise TypeError(f"parameter '{self.names[k]}' got an array of byte-swapped "
+                            f"{array.dtype}; convert it with a.astype(a.dtype.newbyteorder('='))")
+        self._check_array(k, array.dtype, cnp.PyArray_IS_C_CONTIGUOUS(array), readonly, given)
+        a.data = cnp.PyArray_DATA(array)
+        a.memory = GPUVEC_MEMORY_HOST
+        a.count = cnp.PyArray_SIZE(array)
+        a.itemsize = cnp.PyArray_ITEMSIZE(array)
+        return 0
+
+    cdef int _set_foreign_array(self, int k, object value) except -1:
+        """Another library's GPU array, through its CUDA array interface (zero copy)."""
+        cdef gpuvec_kernel_arg* a = &self.args[k]
+        if not hasattr(value, "__cuda_array_interface__"):
+            value = _to_device_array(value)  # DLPack only: gpuvec.asarray takes it
+            return self._set_pointer(k, value)
+        cai = value.__cuda_array_interface__
+        dtype = np.dtype(cai["typestr"])
+        shape = tuple(cai["shape"])
+        strides = cai.get("strides")
+        contiguous = strides is None or strides == _c_strides(shape, dtype.itemsize)
+        address, readonly = cai["data"]
+        self._check_array(k, dtype, contiguous, readonly, value)
+        a.data = <void*><uintptr_t>address
+        a.memory = GPUVEC_MEMORY_DEVICE
+        a.count = _product(shape)
+        a.itemsize = dtype.itemsize
+        return 0
+
+    cdef int _check_array(self, int k, object dtype, bint contiguous, bint readonly,
+                          object given) except -1:
+        cdef int wanted = self.type_nums[k]
+        cdef str name = self.names[k]
+        if wanted >= 0 and (<cnp.dtype>dtype).type_num != wanted:
+            raise TypeError(f"parameter '{name}' is {self.c_types[k]} ({self.dtypes[k]}), got "
+                            f"an array of {dtype}; gpuvec never reinterprets the bytes: convert "
+                            f"it with .astype(np.{self.dtypes[k]})")
+        if wanted < 0 and self.dtypes[k] is None and not _is_void_pointer(self.c_types[k]):
+            raise TypeError(f"parameter '{name}' has type {self.c_types[k]}, whose element "
+                            f"type gpuvec cannot check against an array; declare it with a "
+                            f"scalar type (float*, int*, ...) or void*")
+        if not contiguous:
+            raise ValueError(f"parameter '{name}' got a non-contiguous array: a kernel sees "
+                             f"memory, not a view; pass np.ascontiguousarray(...) (or the "
+                             f"array's copy())")
+        if readonly and self.args[k].writes:
+            raise ValueError(f"parameter '{name}' ({self.c_types[k]}) is not const, and the "
+                             f"array given is read-only; declare it const {self.c_types[k]} "
+                             f"if the kernel only reads it")
+        return 0
+
+    cdef int _set_value(self, int k, object value) except -1:
+        cdef gpuvec_kernel_arg* a = &self.args[k]
+        cdef int code = self.codes[k]
+        cdef long long v
+        # The common case first, in C: a Python int that fits an integer parameter.
+        if type(value) is int and (code == _PARAM_SIGNED or code == _PARAM_UNSIGNED) \
+                and -(1 << 62) < value < (1 << 62):
+            v = value
+            if _fits(v, code, a.size):
+                a.value.i = v
+                return 0
+        return self._set_value_slowly(k, value)
+
+    cdef int _set_value_slowly(self, int k, object value) except -1:
+        cdef gpuvec_kernel_arg* a = &self.args[k]
+        cdef int code = self.codes[k]
+        cdef str name = self.names[k]
+        cdef double x
+        cdef float f
+        if code == _PARAM_UNKNOWN:
+            raise TypeError(f"parameter '{name}' has type {self.c_types[k]}, which gpuvec "
+                            f"cannot make from a Python value")
+        if isinstance(value, (np.ndarray, str, bytes, complex)) or (
+                isinstance(value, np.generic) and value.dtype.kind not in "biuf"):
+            raise TypeError(f"parameter '{name}' ({self.c_types[k]}) takes a number, got "
+                            f"{type(value).__name__}")
+        if code == _PARAM_FLOAT:
+            if not isinstance(value, (int, float, np.integer, np.floating)):
+                raise TypeError(f"parameter '{name}' ({self.c_types[k]}) takes a number, got "
+                                f"{type(value).__name__}")
+            x = value
+            if a.size == 4:
+                f = <float>x
+                if isinf(f) and not isinf(x):
+                    raise TypeError(f"{value!r} does not fit parameter '{name}' "
+                                    f"({self.c_types[k]})")
+                a.value.i = 0
+                (<float*>&a.value)[0] = f
+            else:
+                a.value.d = x
+            return 0
+        if isinstance(value, (float, np.floating)):
+            raise TypeError(f"parameter '{name}' ({self.c_types[k]}) is an integer; got the "
+                            f"float {value!r}: pass int(...) if you mean it")
+        if not isinstance(value, (int, np.integer, np.bool_)):
+            raise TypeError(f"parameter '{name}' ({self.c_types[k]}) takes an integer, got "
+                            f"{type(value).__name__}")
+        v = int(value)
+        if code == _PARAM_BOOL:
+            if v not in (0, 1):
+                raise TypeError(f"{value!r} does not fit parameter '{name}' (bool)")
+        else:
+            bits = 8 * a.size
+            low, high = (-(1 << (bits - 1)), (1 << (bits - 1)) - 1) \
+                if code == _PARAM_SIGNED else (0, (1 << bits) - 1)
+            if not low <= v <= high:
+                raise TypeError(f"{value!r} does not fit parameter '{name}' "
+                                f"({self.c_types[k]}: {low} to {high})")
+        # Little-endian: the value's low bytes come first, whatever its size.
+        if v < 0:
+            a.value.i = v
+        else:
+            a.value.u = v
+        return 0
+
+
+cdef inline bint _fits(long long v, int code, int64_t size) noexcept:
+    """Whether v fits a (signed or unsigned) integer of `size` bytes."""
+    if code == _PARAM_UNSIGNED:
+        return v >= 0 and (size >= 8 or v < (<long long>1 << (8 * size)))
+    if size >= 8:
+        return True
+    return -(<long long>1 << (8 * size - 1)) <= v < (<long long>1 << (8 * size - 1))
+
+
+def kernel_check_requested():
+    """Whether GPUVEC_KERNEL_CHECK asks for checked launches (read with C's getenv,
+    which sees what os.environ sets, at a fraction of its cost)."""
+    cdef const char* value = getenv("GPUVEC_KERNEL_CHECK")
+    return value != NULL and value[0] != 0 and not (value[0] == 48 and value[1] == 0)  # "0"
+
+
+cdef bint _is_void_pointer(str c_type):
+    return c_type.replace("const", "").replace("*", "").replace("__restrict__", "").strip() \
+        == "void"
+
+
+cdef tuple _c_strides(tuple shape, Py_ssize_t itemsize):
+    strides = []
+    cdef Py_ssize_t step = itemsize
+    for n in reversed(shape):
+        strides.append(step)
+        step *= n
+    return tuple(reversed(strides))
+
+
+cdef Py_ssize_t _product(tuple shape):
+    cdef Py_ssize_t n = 1
+    for d in shape:
+        n *= d
+    return n
+
+
+cdef int _dim3(object value, str name, gpuvec_dim3* out) except -1:
+    """grid= and block=: an int or a tuple of 1 to 3 ints (missing ones are 1)."""
+    out.x = out.y = out.z = 1
+    if isinstance(value, (tuple, list)):
+        if not 1 <= len(value) <= 3:
+            raise ValueError(f"{name} must have 1 to 3 dimensions, got {value!r}")
+        out.x = _dim(value[0], name)
+        if len(value) > 1:
+            out.y = _dim(value[1], name)
+        if len(value) > 2:
+            out.z = _dim(value[2], name)
+    else:
+        out.x = _dim(value, name)
+    return 0
+
+
+cdef uint32_t _dim(object value, str name) except? 0xFFFFFFFF:
+    if type(value) is int and 0 <= value <= 0xFFFFFFFE:
+        return value
+    if isinstance(value, (bool, float)) or not hasattr(value, "__index__"):
+        raise TypeError(f"{name} dimensions must be ints, got {value!r}")
+    n = operator.index(value)
+    if n < 0:
+        raise ValueError(f"{name} dimensions must not be negative, got {n}")
+    # Beyond 32 bits is beyond every CUDA limit: the launch fails as CUDA's does.
+    return <uint32_t>min(n, 0xFFFFFFFE)
+
+
+cdef size_t _shared_mem(object value) except? <size_t>-1:
+    if type(value) is int and 0 <= value <= (1 << 40):
+        return value
+    if isinstance(value, (bool, float)) or not hasattr(value, "__index__"):
+        raise TypeError(f"shared_mem must be an int (bytes), got {value!r}")
+    n = operator.index(value)
+    if n < 0:
+        raise ValueError(f"shared_mem must not be negative, got {n}")
+    return <size_t>min(n, 1 << 40)
+
+
+def nvrtc_version(str path):
+    """NVRTC's (major, minor) version, loading the library at `path`."""
+    cdef int major = 0, minor = 0
+    check(gpuvec_nvrtc_version(path.encode(), &major, &minor))
+    return major, minor
+
+
+def nvrtc_compile(str path, str source, str program_name, int arch, list options,
+                  list name_expressions):
+    """Compiles `source` with NVRTC for compute capability `arch` (e.g. 90).
+
+    Returns
+    -------
+    ok : bool
+    log : str
+    image : bytes or None
+        A CUBIN, or PTX where NVRTC does not know the architecture.
+    is_cubin : bool
+    lowered_names : list of str
+        The lowered name of each name expression.
+    """
+    cdef gpuvec_nvrtc_output out
+    cdef gpuvec_status status
+    cdef list option_bytes = [o.encode() for o in options]
+    cdef list name_bytes = [n.encode() for n in name_expressions]
+    cdef const char** c_options = <const char**>malloc((len(options) + 1) * sizeof(char*))
+    cdef const char** c_names = <const char**>malloc((len(name_expressions) + 1) * sizeof(char*))
+    cdef bytes b_path = path.encode(), b_source = source.encode(), b_name = program_name.encode()
+    cdef const char* c_path = b_path
+    cdef const char* c_source = b_source
+    cdef const char* c_name = b_name
+    cdef int n_options = len(option_bytes), n_names = len(name_bytes)
+    cdef int k
+    if c_options == NULL or c_names == NULL:
+        free(c_options)
+        free(c_names)
+        raise MemoryError()
+    memset(&out, 0, sizeof(out))
+    try:
+        for k in range(len(option_bytes)):
+            c_options[k] = <const char*>option_bytes[k]
+        for k in range(len(name_bytes)):
+            c_names[k] = <const char*>name_bytes[k]
+        with nogil:
+            status = gpuvec_nvrtc_compile(c_path, c_source, c_name, arch, c_options, n_options,
+                                          c_names, n_names, &out)
+        log = out.log.decode("utf-8", "replace") if out.log != NULL else ""
+        if status == GPUVEC_ERROR_COMPILE:
+            return False, log, None, False, []
+        check(status)
+        image = out.image[:out.image_size]
+        lowered = [out.lowered_names[k].decode() for k in range(out.n_names)]
+        return True, log, image, bool(out.is_cubin), lowered
+    finally:
+        gpuvec_nvrtc_output_free(&out)
+        free(c_options)
+        free(c_names)

@@ -1,0 +1,12 @@
+"""Users' own CUDA kernels: compiled by NVRTC on a GPU, by the host C++ compiler without one.
+
+- :class:`SourceModule` compiles CUDA C++ once; its ``__global__`` functions
+  are :class:`Kernel` objects (``mod.get_function("doublify")`` or
+  ``mod.doublify``).
+- :class:`RawKernel` is one kernel from its source.
+- :func:`kernel_cache` is the on-disk cache of compiled kernels.
+"""
+
+from gpuvec.kernels._module import Kernel, RawKernel, SourceModule, kernel_cache
+
+__all__ = ["Kernel", "RawKernel", "SourceModule", "kernel_cache"]

@@ -1,0 +1,437 @@
+"""``SourceModule``, ``RawKernel`` and ``Kernel``: users' own CUDA kernels.
+
+One source runs on both backends. On a GPU, NVRTC compiles it to a CUBIN for
+the device; without one, the host C++ compiler builds it against gpuvec's CUDA
+emulation header (``gpuvec/include/gpuvec/cuda_emulation.h``), and gpuvec's
+host runtime runs its blocks in parallel and its threads as fibers. Both go
+through the same C entry, ``gpuvec_kernel_launch``, and the same cache.
+
+Each launch checks every argument against the kernel's own signature: a
+pointer parameter takes an array of its element type (a NumPy array, a
+``DeviceArray``, or another library's GPU array), a scalar parameter a number
+that fits its C type.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from gpuvec import _core
+from gpuvec._errors import CompileError
+from gpuvec.device_array import DeviceArray
+from gpuvec.kernels import _cache, _compile_errors, _host_compiler, _nvrtc, _signature, _source
+
+__all__ = ["Kernel", "RawKernel", "SourceModule"]
+
+# Both backends compile without contracting a*b + c into one rounding (an
+# FMA): gpuvec's own kernels are built the same way, and a kernel then gives
+# the same bits on the GPU and in the host emulation.
+_NVRTC_OPTIONS = ("--std=c++17", "--fmad=false")
+_HOST_OPTIONS = ("-DGPUVEC_EMULATION=1",)
+
+_INCLUDE_DIR = Path(__file__).resolve().parent.parent / "include"
+
+_cache_instance: _cache.KernelCache | None = None
+
+
+def kernel_cache() -> _cache.KernelCache:
+    """The kernel cache: compiled kernels on disk, shared by both backends.
+
+    Its folder is ``GPUVEC_CACHE_DIR`` if set, else ``$XDG_CACHE_HOME/gpuvec/kernels``
+    or ``~/.cache/gpuvec/kernels``, created private to you (mode 0700). It
+    holds native code that gpuvec loads and runs, so gpuvec refuses a folder
+    that another user owns or may write to, and checks each entry's hash
+    before loading it.
+
+    Returns
+    -------
+    KernelCache
+        With ``stats()`` (entries, bytes, and this process's hits and misses)
+        and ``clear()``.
+
+    Raises
+    ------
+    PermissionError
+        The folder is not private to you; the message says how to fix it.
+
+    Examples
+    --------
+    >>> from gpuvec.kernels import kernel_cache
+    >>> kernel_cache().stats().entries >= 0
+    True
+    """
+    global _cache_instance
+    folder = _cache.cache_dir()
+    if _cache_instance is None or _cache_instance.directory != folder:
+        _cache_instance = _cache.KernelCache(folder)
+    return _cache_instance
+
+
+@dataclass(frozen=True)
+class _Compiled:
+    """A source compiled and loaded for one backend: its module and each kernel's symbol."""
+
+    module: _core.LoadedModule
+    symbols: dict[str, str]
+    flags: int
+
+
+class SourceModule:
+    """CUDA C++ source, compiled once, whose ``__global__`` functions you launch.
+
+    Parameters
+    ----------
+    source : str
+        CUDA C++: one or more ``__global__`` functions and what they use.
+    options : sequence of str, optional
+        Extra compiler options, such as ``("-DBLOCK=256",)``: NVRTC's on a GPU,
+        the host compiler's without one (``-D`` and ``-I`` mean the same to both).
+    name_expressions : sequence of str, optional
+        Template instances to compile, such as ``("scale<float>",)``; each is
+        then a kernel name.
+    name : str, optional
+        The source's name in compiler messages, such as ``"cell_3.cu"``.
+
+    Raises
+    ------
+    CompileError
+        When the source does not compile; the message names the line of your
+        source and shows it.
+
+    Notes
+    -----
+    The compiled code is cached on disk (see ``GPUVEC_CACHE_DIR``), so a
+    second run of the same source loads in milliseconds. NVRTC compiles with
+    ``--fmad=false`` and the host with ``-ffp-contract=off``: no ``a*b + c``
+    is fused into an FMA, and both backends give the same bits.
+
+    Examples
+    --------
+    PyCUDA's first example, on either backend:
+
+    >>> import numpy as np
+    >>> import gpuvec
+    >>> mod = gpuvec.SourceModule('''
+    ... __global__ void doublify(float* a) {
+    ...     int idx = threadIdx.x + threadIdx.y * 4;
+    ...     a[idx] *= 2;
+    ... }''')
+    >>> a = np.arange(16, dtype=np.float32).reshape(4, 4)
+    >>> mod.doublify(a, grid=1, block=(4, 4, 1))
+    >>> a[1]
+    array([ 8., 10., 12., 14.], dtype=float32)
+    """
+
+    def __init__(self, source: str, options=(), name_expressions=(), *, name: str = "kernel.cu"):
+        if not isinstance(source, str):
+            raise TypeError(f"source must be a str of CUDA C++, got {type(source).__name__}")
+        self.source = source
+        self.options = tuple(options)
+        self.name_expressions = tuple(name_expressions)
+        self.name = name
+        kernels = _signature.parse_kernels(source)
+        # The kernels to launch: each plain __global__ function by its name,
+        # each template instance by its name expression; bound signatures.
+        plain = [k.name for k in kernels if not k.is_template and k.template_arguments is None]
+        self._signatures = {
+            kernel: _signature.find_kernel(kernels, kernel)
+            for kernel in [*dict.fromkeys(plain), *self.name_expressions]
+        }
+        self._cooperative = _signature.uses_cooperation(source)
+        self._compiled: dict[tuple[int, bool], _Compiled] = {}
+        self._functions: dict[str, Kernel] = {}
+        self._compiled_for(_core.backend_code(), False)  # compile errors show up here
+
+    @property
+    def kernel_names(self) -> tuple[str, ...]:
+        """The kernels you can launch: the plain ones by name, templates by expression."""
+        return tuple(self._signatures)
+
+    def get_function(self, name: str) -> Kernel:
+        """The kernel `name` (a ``__global__`` function, or a name expression).
+
+        Raises
+        ------
+        ValueError
+            When the source has no such kernel; the message lists those it has.
+        """
+        kernel = self._functions.get(name)
+        if kernel is None:
+            if name not in self._signatures:
+                raise ValueError(
+                    f"the source has no kernel named {name!r}; it has "
+                    f"{list(self._signatures) or 'none'}"
+                )
+            kernel = self._functions[name] = Kernel(self, name, self._signatures[name])
+        return kernel
+
+    def __getattr__(self, name: str) -> Kernel:
+        if name.startswith("_") or name not in self.__dict__.get("_signatures", {}):
+            raise AttributeError(f"the module has no kernel named {name!r}")
+        return self.get_function(name)
+
+    def __dir__(self):
+        return [*super().__dir__(), *(n for n in self._signatures if n.isidentifier())]
+
+    def __repr__(self) -> str:
+        kernels = ", ".join(self._signatures) or "no kernels"
+        return f"<gpuvec.SourceModule {self.name!r}: {kernels}>"
+
+    def _compiled_for(self, backend: int, checked: bool) -> _Compiled:
+        """The source compiled and loaded for one backend (and checked mode)."""
+        key = (backend, checked)
+        compiled = self._compiled.get(key)
+        if compiled is None:
+            if backend == _BACKEND_CUDA:
+                compiled = self._compile_nvrtc()
+            else:
+                compiled = self._compile_host(checked)
+            self._compiled[key] = compiled
+        return compiled
+
+    def _compile_nvrtc(self) -> _Compiled:
+        path = _nvrtc.nvrtc_path()
+        major, minor = _core.nvrtc_version(path)
+        arch = _device_arch()
+        options = [*_NVRTC_OPTIONS, *self.options]
+        names = list(self._signatures)
+        # NVRTC takes the full C++ expressions (namespaces included).
+        expressions = [self._signatures[n].expression for n in names]
+        key = _cache.cache_key(
+            source=self.source,
+            options=options,
+            names=expressions,
+            architecture=arch,
+            compiler=f"nvrtc {major}.{minor}",
+            backend="cuda",
+            checked=False,
+        )
+        cache = kernel_cache()
+        entry = cache.get(key)
+        if entry is None:
+            ok, log, image, is_cubin, lowered = _core.nvrtc_compile(
+                path, _source.nvrtc_source(self.source), self.name, arch, options, expressions
+            )
+            if not ok:
+                raise self._compile_error(log, "nvrtc")
+            cache.put(key, image, {"lowered": lowered, "is_cubin": is_cubin})
+        else:
+            image, lowered = entry.payload, entry.metadata["lowered"]
+        module = _core.LoadedModule(_BACKEND_CUDA, image=image)
+        return _Compiled(module, dict(zip(names, lowered, strict=True)), 0)
+
+    def _compile_host(self, checked: bool) -> _Compiled:
+        names = list(self._signatures)
+        text, symbols = _source.host_source(self.source, names, self.name, checked)
+        options = [*_HOST_OPTIONS, *self.options]
+        key = _cache.cache_key(
+            source=text,
+            options=options,
+            names=names,
+            architecture="host",
+            compiler=_host_compiler.compiler_id(),
+            backend="host",
+            checked=checked,
+            header=_emulation_header(),
+        )
+        cache = kernel_cache()
+        entry = cache.get(key)
+        if entry is None:
+            with tempfile.TemporaryDirectory(prefix="gpuvec-kernel-") as folder:
+                library = Path(folder) / "kernel.so"
+                returncode, log = _host_compiler.compile_shared_library(
+                    text, self.name, library, options, _INCLUDE_DIR
+                )
+                if returncode != 0:
+                    raise self._compile_error(log, "host")
+                entry = cache.put(key, library.read_bytes(), {}, suffix=".so")
+        flags = (_core.KERNEL_COOPERATIVE if self._cooperative else 0) | (
+            _core.KERNEL_CHECKED if checked else 0
+        )
+        # The cache checked the file's hash; its folder is private to the user,
+        # so the file loaded is the file checked.
+        module = _core.LoadedModule(_BACKEND_HOST, path=str(entry.path))
+        return _Compiled(module, symbols, flags)
+
+    def _compile_error(self, log: str, compiler: str) -> CompileError:
+        message = _compile_errors.summarize(log, self.source, self.name, compiler)
+        return CompileError(message, log=log, source_name=self.name)
+
+
+_BACKEND_HOST = 0
+_BACKEND_CUDA = 1
+
+
+def _device_arch() -> int:
+    """The current device's compute capability as NVRTC wants it: 90 for 9.0."""
+    major, minor = _core.cuda_device_info(_core.cuda_get_device())["compute_capability"]
+    return 10 * major + minor
+
+
+_header_text: str | None = None
+
+
+def _emulation_header() -> str:
+    """The emulation header's text: part of a host kernel's cache key."""
+    global _header_text
+    if _header_text is None:
+        _header_text = (_INCLUDE_DIR / "gpuvec" / "cuda_emulation.h").read_text()
+    return _header_text
+
+
+class Kernel:
+    """One ``__global__`` function of a :class:`SourceModule`, ready to launch.
+
+    Launch it PyCUDA's way, ``k(*args, grid=..., block=..., shared_mem=0,
+    stream=None)``, or Numba's, ``k[grid, block, stream, shared_mem](*args)``.
+    ``grid`` and ``block`` take an int or a tuple of 1 to 3 ints.
+
+    Arguments are checked against the kernel's signature:
+
+    - a pointer parameter (``float* a``) takes a C-contiguous array of its
+      element type: a ``DeviceArray`` or another library's GPU array
+      (CuPy, PyTorch, Numba: zero-copy), or a NumPy array, which is copied to
+      the device and, unless the pointer is ``const``, copied back after the
+      launch, so the kernel's writes land in it (PyCUDA's ``InOut``);
+    - a scalar parameter (``int n``) takes a Python or NumPy number that fits
+      its C type.
+
+    A mismatch raises ``TypeError`` naming the parameter (a float64 array for
+    a ``float*``, a float for an ``int``); a non-contiguous array raises
+    ``ValueError``, since the kernel sees memory, not a view.
+
+    With ``check=True`` (or ``GPUVEC_KERNEL_CHECK=1``) the kernel runs in the
+    host emulation with every pointer bounds-checked, on the host backend and
+    on a GPU alike (with copies of device arrays there): an index outside an
+    array raises ``IndexError`` naming the parameter, the index, the array's
+    length, the thread and the block, and nothing is corrupted.
+    """
+
+    def __init__(self, module: SourceModule, name: str, signature: _signature.KernelSignature):
+        self.module = module
+        self.name = name
+        self.parameters = signature.parameters
+        self.signature = str(signature)
+        self._launchers: dict[tuple[int, bool], _core.KernelLauncher] = {}
+
+    def _launcher(self, backend: int, checked: bool) -> _core.KernelLauncher:
+        launcher = self._launchers.get((backend, checked))
+        if launcher is None:
+            compiled = self.module._compiled_for(backend, checked)
+            launcher = _core.KernelLauncher(
+                compiled.module,
+                compiled.symbols[self.name],
+                compiled.flags,
+                [(p.name, p.c_type, p.is_pointer, p.is_const, p.dtype) for p in self.parameters],
+                self.signature,
+            )
+            self._launchers[(backend, checked)] = launcher
+        return launcher
+
+    def __call__(self, *args, grid, block, shared_mem=0, stream=None, check=None):
+        """Launches the kernel on ``grid`` blocks of ``block`` threads."""
+        if check is None:
+            check = _core.kernel_check_requested()  # GPUVEC_KERNEL_CHECK
+        backend = _core.backend_code()
+        if check and backend == _BACKEND_CUDA:
+            return self._checked_on_host(args, grid, block, shared_mem)
+        launcher = self._launchers.get((backend, check))
+        if launcher is None:
+            launcher = self._launcher(backend, bool(check))
+        launcher.launch(args, grid, block, shared_mem, stream)
+
+    def __getitem__(self, config) -> _ConfiguredKernel:
+        """Numba's launch: ``k[grid, block]``, ``k[grid, block, stream]``, or with shared_mem."""
+        if not isinstance(config, tuple) or not 2 <= len(config) <= 4:
+            raise TypeError(
+                "a launch configuration is k[grid, block], k[grid, block, stream] or "
+                "k[grid, block, stream, shared_mem]"
+            )
+        return _ConfiguredKernel(self, *config)
+
+    @property
+    def attributes(self) -> dict:
+        """Registers, threads per block, shared and local bytes, where the backend can tell."""
+        return self._launcher(_core.backend_code(), False).attributes()
+
+    def _checked_on_host(self, args, grid, block, shared_mem) -> None:
+        """Runs the checked kernel in the host emulation, on host copies of DeviceArrays
+        (copied back where the pointer is not const)."""
+        host_args = []
+        write_back = []
+        for arg, p in zip(args, self.parameters, strict=False):
+            if p.is_pointer and isinstance(arg, DeviceArray):
+                copy = arg.to_host()
+                host_args.append(copy)
+                if not p.is_const:
+                    write_back.append((arg, copy))
+            else:
+                host_args.append(arg)
+        self._launcher(_BACKEND_HOST, True).launch(tuple(host_args), grid, block, shared_mem, None)
+        for target, copy in write_back:
+            _core.copy_into(target, copy)
+
+    def __repr__(self) -> str:
+        return f"<gpuvec.Kernel {self.signature}>"
+
+
+class _ConfiguredKernel:
+    """A kernel with its launch configuration: ``k[grid, block](*args)``."""
+
+    __slots__ = ("block", "grid", "kernel", "shared_mem", "stream")
+
+    def __init__(self, kernel: Kernel, grid, block, stream=None, shared_mem=0):
+        self.kernel = kernel
+        self.grid = grid
+        self.block = block
+        self.stream = stream
+        self.shared_mem = shared_mem
+
+    def __call__(self, *args, check=None):
+        self.kernel(
+            *args,
+            grid=self.grid,
+            block=self.block,
+            shared_mem=self.shared_mem,
+            stream=self.stream,
+            check=check,
+        )
+
+
+class RawKernel(Kernel):
+    """One kernel from its source: CuPy's ``RawKernel(code, name)``.
+
+    Parameters
+    ----------
+    code : str
+        CUDA C++ defining the ``__global__`` function `name`.
+    name : str
+        The kernel's name, or a template instance such as ``"scale<float>"``.
+    options : sequence of str, optional
+        Extra compiler options.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import gpuvec
+    >>> add = gpuvec.RawKernel('''
+    ... extern "C" __global__ void vecadd(const float* a, const float* b, float* c, int n) {
+    ...     int i = blockIdx.x * blockDim.x + threadIdx.x;
+    ...     if (i < n) c[i] = a[i] + b[i];
+    ... }''', "vecadd")
+    >>> a = np.ones(1000, np.float32); c = np.empty_like(a)
+    >>> add(a, a, c, 1000, grid=(1000 + 255) // 256, block=256)
+    >>> float(c.sum())
+    2000.0
+    """
+
+    def __init__(self, code: str, name: str, options=(), *, source_name: str = "kernel.cu"):
+        expressions = (name,) if "<" in name else ()
+        module = SourceModule(code, options, expressions, name=source_name)
+        if name not in module.kernel_names:
+            raise ValueError(
+                f"the source has no kernel named {name!r}; it has {list(module.kernel_names)}"
+            )
+        super().__init__(module, name, module._signatures[name])

@@ -1,0 +1,271 @@
+"""The text each backend compiles, made from the user's source.
+
+NVRTC compiles the user's source as written: it knows every CUDA built-in,
+and the program carries the user's name (``cell_3.cu``), so its messages
+already point at the user's lines.
+
+The host compiler needs more. gpuvec's emulation header comes first, to
+define the CUDA built-ins; then the user's source, under a ``#line 1
+"cell_3.cu"`` so that the host compiler's messages also point at the user's
+lines; then one generated entry per kernel, the functions gpuvec's runtime
+looks up in the shared library. Two rewrites of the user's source are
+needed, each explained where it is made; both keep every line on its
+original line number.
+
+Examples
+--------
+>>> text, entries = host_source(
+...     "__global__ void doublify(float* a) { a[threadIdx.x] *= 2; }",
+...     ["doublify"],
+...     "cell_3.cu",
+...     checked=True,
+... )
+>>> print(text)
+#include <gpuvec/cuda_emulation.h>
+#line 1 "cell_3.cu"
+__global__ void doublify(gpuvec_checked<float> a) { a[threadIdx.x] *= 2; }
+#line 1 "gpuvec-generated-entries"
+GPUVEC_EMULATION_KERNEL(gpuvec_entry_0, doublify)
+<BLANKLINE>
+>>> entries
+{'doublify': 'gpuvec_entry_0'}
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from gpuvec.kernels._lexer import (
+    Token,
+    closing_bracket,
+    enclosing_blocks,
+    is_file_scope,
+    join_tokens,
+    line_of,
+    tokenize,
+)
+from gpuvec.kernels._signature import KernelSignature, find_kernel, parse_kernels
+
+__all__ = ["EMULATION_HEADER", "GENERATED_NAME", "host_source", "nvrtc_source"]
+
+# The header's path under the include folder gpuvec installs.
+EMULATION_HEADER = "gpuvec/cuda_emulation.h"
+
+# The file name the generated entries' lines are reported under, so that a
+# compile error in them is recognized as gpuvec's, not the user's.
+GENERATED_NAME = "gpuvec-generated-entries"
+
+# What may sit between `extern __shared__` and the type: alignment, which
+# the emulation's dynamic shared memory already meets for every type.
+_ALIGNMENT = frozenset({"__align__", "alignas", "__attribute__"})
+
+
+def nvrtc_source(user_source: str) -> str:
+    """The text NVRTC compiles: the user's source, unchanged.
+
+    Parameters
+    ----------
+    user_source : str
+        The CUDA C++ source as the user wrote it.
+
+    Returns
+    -------
+    str
+    """
+    return user_source
+
+
+def host_source(
+    user_source: str, name_expressions: Sequence[str], source_name: str, checked: bool
+) -> tuple[str, dict[str, str]]:
+    """The text the host C++ compiler compiles, and the entry generated for each kernel.
+
+    Parameters
+    ----------
+    user_source : str
+        The CUDA C++ source as the user wrote it.
+    name_expressions : sequence of str
+        The kernels to generate entries for: names (``"doublify"``) and name
+        expressions of template instances (``"scale<float, 4>"``).
+    source_name : str
+        The source's name in messages, such as ``"cell_3.cu"``.
+    checked : bool
+        Rewrite the kernels' pointer parameters into bounds-checked ones.
+
+    Returns
+    -------
+    text : str
+        The host compiler's source.
+    entries : dict of str to str
+        Each name expression's entry symbol in the shared library, such as
+        ``"gpuvec_entry_0"``.
+
+    Raises
+    ------
+    ValueError
+        A name expression that names no kernel of the source.
+    """
+    kernels = parse_kernels(user_source)
+    edits = _shared_memory_edits(user_source, source_name)
+    if checked:
+        edits += _checked_pointer_edits(user_source, kernels)
+    entries: dict[str, str] = {}
+    lines = []
+    for expression in name_expressions:
+        if expression in entries:
+            continue
+        entries[expression] = symbol = f"gpuvec_entry_{len(entries)}"
+        target = find_kernel(kernels, expression).expression
+        # The preprocessor splits a macro's arguments at every comma outside
+        # parentheses, angle brackets included: scale<float, 4> needs parentheses.
+        if "," in target:
+            target = f"({target})"
+        lines.append(f"GPUVEC_EMULATION_KERNEL({symbol}, {target})")
+    text = "\n".join(
+        [
+            f"#include <{EMULATION_HEADER}>",
+            f"#line 1 {_c_string(source_name)}",
+            _apply(user_source, edits),
+            f"#line 1 {_c_string(GENERATED_NAME)}",
+            *lines,
+        ]
+    )
+    return text + "\n", entries
+
+
+# --- rewrite (a): dynamic shared memory --------------------------------------------------------
+#
+# `extern __shared__ float s[];` declares the block's dynamic shared memory,
+# whose size the launch gives. A C++ compiler cannot give an array a size
+# known only at launch, and on the host each block's storage belongs to the
+# host thread running it. So the array becomes a pointer to that storage,
+# which the emulation header's gpuvec_dynamic_shared() returns. Indexing,
+# `s[i]`, reads the same either way.
+#
+# - In a function body, a local constant pointer:
+#       float* const s = static_cast<float*>(gpuvec_dynamic_shared());
+# - At file scope a pointer variable would be set once, when the library
+#   loads, not for each block: a macro asks for the storage at every use.
+#       #define s (static_cast<float*>(gpuvec_dynamic_shared()))
+#   (It is a macro: it renames `s` everywhere below it, as CUDA's own
+#   file-scope shared array would be seen everywhere below it.)
+
+
+def _shared_memory_edits(source: str, source_name: str) -> list[tuple[int, int, str]]:
+    """(start, end, replacement) for each ``extern __shared__`` array of `source`."""
+    tokens = tokenize(source)
+    blocks = enclosing_blocks(tokens)
+    edits = []
+    for i, token in enumerate(tokens):
+        if token.text != "extern" or i + 1 >= len(tokens) or tokens[i + 1].text != "__shared__":
+            continue
+        end = next((k for k in range(i, len(tokens)) if tokens[k].text == ";"), None)
+        declaration = _shared_array(tokens[i + 2 : end]) if end is not None else None
+        if declaration is None:
+            continue  # not one array of unknown size: the compiler will say what is wrong
+        c_type, name = declaration
+        start, stop = token.start, tokens[end].end
+        storage = f"static_cast<{c_type}*>(gpuvec_dynamic_shared())"
+        if not is_file_scope(blocks[i]):
+            replacement = f"{c_type}* const {name} = {storage};"
+        elif _alone_on_its_lines(source, tokens, i, end):
+            replacement = f"#define {name} ({storage})"
+        else:
+            # A directive needs lines of its own: break the line around it,
+            # then say which line the text after it was on.
+            resume = f"#line {line_of(source, stop)} {_c_string(source_name)}"
+            edits.append((start, stop, f"\n#define {name} ({storage})\n{resume}\n"))
+            continue
+        edits.append((start, stop, replacement + "\n" * source.count("\n", start, stop)))
+    return edits
+
+
+def _shared_array(tokens: list[Token]) -> tuple[str, str] | None:
+    """(element type, name) of the declaration after ``extern __shared__``, or None.
+
+    The alignment attributes (``__align__(16)``, ``alignas(16)``) are left
+    out: the storage is aligned for any type already.
+    """
+    words: list[Token] = []
+    k = 0
+    while k < len(tokens):
+        if tokens[k].text in _ALIGNMENT and k + 1 < len(tokens) and tokens[k + 1].text == "(":
+            k = closing_bracket(tokens, k + 1, "(", ")") + 1
+            continue
+        words.append(tokens[k])
+        k += 1
+    texts = [t.text for t in words]
+    if len(words) < 4 or texts[-2:] != ["[", "]"] or words[-3].kind != "name":
+        return None
+    if any(text in ("[", "]", ",", "=") for text in texts[:-3]):
+        return None  # several arrays, or one of fixed size: not what this rewrite knows
+    return join_tokens(words[:-3]), words[-3].text
+
+
+def _alone_on_its_lines(source: str, tokens: list[Token], first: int, last: int) -> bool:
+    """Whether no other token shares a line with tokens[first] to tokens[last].
+
+    Comments may: the compiler removes them before it reads directives.
+    """
+    before = tokens[first - 1].end if first > 0 else 0
+    after = tokens[last + 1].start if last + 1 < len(tokens) else len(source)
+    return (first == 0 or "\n" in source[before : tokens[first].start]) and (
+        last + 1 == len(tokens) or "\n" in source[tokens[last].end : after]
+    )
+
+
+# --- rewrite (b): bounds-checked pointers (checked mode) ----------------------------------------
+#
+# In checked mode each pointer parameter of a kernel becomes the emulation
+# header's gpuvec_checked<T>, which knows the length of the array the launch
+# passed and raises on an index outside it. Indexing, `out[i] = in[i]`,
+# reads the same, so the body stays as written. The parameter's name, the
+# constness of its data and of the pointer itself are kept; __restrict__
+# is dropped, since it applies to pointers only.
+#
+# Only pointers to a type gpuvec can pass are rewritten (a dtype's C type,
+# or a template's type parameter): a pointer to a struct or to void gets no
+# argument from a launch anyway, and gpuvec_checked<void> could not exist.
+# Every declaration of a kernel is rewritten alike, so that a forward
+# declaration still declares the same function as its definition.
+
+
+def _checked_pointer_edits(
+    source: str, kernels: Sequence[KernelSignature]
+) -> list[tuple[int, int, str]]:
+    """(start, end, replacement) for each pointer parameter of each kernel."""
+    edits = []
+    for kernel in kernels:
+        type_parameters = {t.name for t in kernel.template_parameters if t.kind == "type"}
+        for parameter in kernel.parameters:
+            if parameter.c_type.count("*") != 1 or "&" in parameter.c_type:
+                continue
+            if parameter.dtype is None and parameter.base_type not in type_parameters:
+                continue
+            pointee, _, pointer_const = parameter.c_type.partition("*")
+            replacement = f"gpuvec_checked<{pointee.strip()}>{pointer_const}"
+            if parameter.name:
+                replacement += f" {parameter.name}"
+            start, stop = parameter.span
+            edits.append((start, stop, replacement + "\n" * source.count("\n", start, stop)))
+    return edits
+
+
+# --- helpers ----------------------------------------------------------------------------------
+
+
+def _apply(source: str, edits: list[tuple[int, int, str]]) -> str:
+    """`source` with each (start, end, replacement) made; the edits must not overlap."""
+    pieces = []
+    position = 0
+    for start, stop, replacement in sorted(edits):
+        pieces += [source[position:start], replacement]
+        position = stop
+    pieces.append(source[position:])
+    return "".join(pieces)
+
+
+def _c_string(text: str) -> str:
+    """`text` as a C string literal, for a ``#line`` directive."""
+    escaped = text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", " ")
+    return f'"{escaped}"'
