@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import os
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -15,6 +17,7 @@ import pytest
 
 import gpuvec
 import gpuvec.bench
+from gpuvec.bench import KERNEL_OPS, _kernels
 from gpuvec.bench._libraries import WORKLOADS_BY_OP as BY_OP
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -88,6 +91,7 @@ def test_json_schema(quick_run):
         "peers_skipped": dict,
         "copy": dict,
         "rows": list,
+        "kernels": list,
         "skipped": list,
         "notes": list,
         "correct": bool,
@@ -101,12 +105,12 @@ def test_json_schema(quick_run):
     assert results["versions"]["numpy"] == np.__version__
     settings = results["settings"]
     assert settings["quick"] is True
-    assert set(settings["ops"]) == set(gpuvec.bench.OPS)
+    assert set(settings["ops"]) == set(gpuvec.bench.OPS) | set(KERNEL_OPS)
     assert settings["dtypes"] == ["float32", "float64"]
     assert all(isinstance(n, int) for n in settings["sizes"])
     if gpuvec.backend() == "host":
         assert settings["peers"] == ["numpy"]
-        assert set(results["peers_skipped"]) == {"cupy", "torch"}
+        assert set(results["peers_skipped"]) == {"cupy", "torch", "numba"}
 
     copy = results["copy"]
     assert copy["dtype"] == "float32"
@@ -136,7 +140,7 @@ def test_json_schema(quick_run):
             _check_entry(entry, name != "gpuvec", row["kind"])
     for item in results["skipped"]:
         assert set(item) == {"op", "n", "dtype", "reason"}
-        assert item["op"] in gpuvec.bench.OPS
+        assert item["op"] in gpuvec.bench.OPS + KERNEL_OPS
         assert item["reason"]
 
     # Every benchmark and dtype is there, or said to be skipped.
@@ -363,3 +367,185 @@ def test_wrong_user_row_fails_the_run(monkeypatch):
     assert verdicts == {"softmax_rows": False, "expr_chain": True}
     assert results["correct"] is False
     assert "softmax_rows" in gpuvec.bench.to_markdown(results).split("## Incorrect results")[1]
+
+
+# -- users' own kernels (--ops kernels) -------------------------------------------------------
+
+_KERNEL_ROW_KEYS = {
+    "op",
+    "kind",
+    "backend",
+    "unit",
+    "n",
+    "shape",
+    "dtype",
+    "bytes",
+    "correct",
+    "max_rel_error",
+    "tolerance",
+    "error",
+    "target",
+    "results",
+}
+
+
+def _check_kernel_row(row, peers_asked=None) -> None:
+    """A kernel row's schema and sanity, never its times."""
+    assert _KERNEL_ROW_KEYS <= set(row), row
+    assert row["op"] in KERNEL_OPS
+    assert row["correct"] is True, row
+    assert row["error"] is None
+    assert row["max_rel_error"] <= row["tolerance"]
+    host_row = row["op"].startswith("kernel_host_")
+    assert row["backend"] == ("host" if host_row else gpuvec.backend())
+    ours = row["results"]["gpuvec"]
+    for name, entry in row["results"].items():
+        assert name in ("gpuvec", "cupy", "numba", "numpy"), name
+        assert "error" not in entry, (name, entry)
+        assert isinstance(entry["how"], str)
+        assert 0 <= entry["min_ms"] <= entry["median_ms"]
+        assert entry["runs"] == len(entry["times_ms"]) >= 1
+        assert entry["value"] > 0
+        # GB/s only where the job is one of bandwidth
+        assert (entry["gbps"] > 0) if row["kind"] == "bandwidth" else entry["gbps"] is None
+        if name != "gpuvec":
+            assert entry["ratio"] == pytest.approx(
+                entry["median_ms"] / ours["median_ms"], rel=1e-4
+            )
+    unit = {"us": 1e3, "ms": 1.0}.get(row["unit"])
+    if unit is not None:
+        assert ours["value"] == pytest.approx(ours["median_ms"] * unit, rel=1e-5)
+    if row["op"] in ("kernel_launch", "kernel_launch_indexed"):
+        assert (row["kind"], row["unit"], row["n"]) == ("latency", "us", 1024)
+        assert row["reference"]["how"] == "gv.add(a, b, out=c)"
+        assert ours["vs_reference"] == pytest.approx(
+            ours["median_ms"] / row["reference"]["median_ms"], rel=1e-4
+        )
+        expected_peers = {"cupy", "numba"} if gpuvec.backend() == "cuda" else set()
+        if peers_asked is not None:
+            expected_peers &= set(peers_asked)
+        assert set(row["results"]) - {"gpuvec"} <= expected_peers
+    elif row["op"] in ("kernel_compile", "kernel_cached_load"):
+        assert (row["kind"], row["unit"], row["shape"]) == ("compile", "ms", None)
+        assert row["compiler"]
+    elif row["op"] == "kernel_host_fiber":
+        blocks, threads = row["shape"]
+        assert row["switches"] == blocks * threads * row["rounds"]
+        assert ours["value"] == pytest.approx(ours["median_ms"] * 1e6 / row["switches"], rel=1e-5)
+        assert row["target"] is None
+    else:
+        assert host_row
+        assert row["unit"] == "ms"
+        if peers_asked is None or "numpy" in peers_asked:
+            assert "numpy" in row["results"]
+    if row["op"] != "kernel_host_fiber":
+        assert row["target"]["text"]
+        assert row["target"]["met"] in (True, False, None)
+
+
+def _kernels_table(text: str) -> list[list[str]]:
+    """The body of bench.md's table of users' kernels, as cells."""
+    assert "## Users' kernels" in text
+    table = next(
+        t
+        for t in smoke.markdown_tables(text)
+        if t[0].startswith("| benchmark | gpuvec code | backend |")
+    )
+    return [[c.strip() for c in line.strip("|").split("|")] for line in table[2:]]
+
+
+def test_kernel_rows(quick_run):
+    """Every kernel benchmark has a row (or a reason), checked against NumPy, with sane numbers."""
+    results = json.loads((quick_run / "bench.json").read_text())
+    rows = {row["op"]: row for row in results["kernels"]}
+    skipped = {s["op"]: s["reason"] for s in results["skipped"] if s["op"] in KERNEL_OPS}
+    assert len(rows) == len(results["kernels"])  # one row each
+    assert set(rows) | set(skipped) == set(KERNEL_OPS)
+    assert not any(row["op"].startswith("kernel_") for row in results["rows"])
+    if gpuvec.backend() == "host":
+        assert set(rows) == set(KERNEL_OPS)
+        # Absent peers are said to be absent, not errors.
+        assert "host backend" in results["peers_skipped"]["numba"]
+    for row in results["kernels"]:
+        _check_kernel_row(row)
+        # --quick: the targets are shown, never judged.
+        if row["target"] is not None:
+            assert row["target"]["met"] is None
+            assert "--quick" in row["target"]["unchecked"][0]
+    body = _kernels_table((quick_run / "bench.md").read_text(encoding="utf-8"))
+    assert [cells[0] for cells in body] == [row["op"] for row in results["kernels"]]
+    launch = next(cells for cells in body if cells[0] == "kernel_launch")
+    assert launch[1] == "`k(a, b, c, n, grid=1, block=1024)  [k = gv.RawKernel(source, 'vecadd')]`"
+    assert launch[4].endswith("\u00b5s")
+    assert all(cells[-1] == "yes" for cells in body)
+
+
+def test_kernels_alone_leave_the_users_cache_alone(tmp_path, monkeypatch, capsys):
+    """``--ops kernels`` runs the group alone, in a cache of its own: the user's stays empty."""
+    users_cache = tmp_path / "users-cache"
+    monkeypatch.setenv("GPUVEC_CACHE_DIR", str(users_cache))
+    out = tmp_path / "out"
+    status = gpuvec.bench.main(["--quick", "--ops", "kernels", "--no-progress", "--out", str(out)])
+    assert status == 0, capsys.readouterr().err
+    assert os.environ["GPUVEC_CACHE_DIR"] == str(users_cache)
+    assert not users_cache.exists() or not any(users_cache.iterdir())
+    results = json.loads((out / "bench.json").read_text())
+    assert results["rows"] == []
+    assert [row["op"] for row in results["kernels"]] == list(KERNEL_OPS)
+    assert results["correct"] is True
+    text = (out / "bench.md").read_text(encoding="utf-8")
+    assert "| benchmark | size | dtype |" not in text  # no empty table of the other rows
+    assert len(_kernels_table(text)) == len(KERNEL_OPS)
+    assert "kernel_host_fiber" in capsys.readouterr().out  # the table is printed too
+
+
+def test_kernel_rows_without_peers():
+    """Asked-for peers that cannot run are reported absent; those not asked for, not at all."""
+    results = gpuvec.bench.run(ops="kernel_launch", peers="numba", quick=True, progress=False)
+    assert results["correct"] is True
+    assert results["settings"]["peers"] == []
+    (row,) = results["kernels"]
+    _check_kernel_row(row, peers_asked=("numba",))
+    if gpuvec.backend() == "host":
+        assert set(row["results"]) == {"gpuvec"}
+        assert "numba" in results["peers_skipped"]
+        assert row["target"]["met"] is None
+    results = gpuvec.bench.run(
+        ops="kernel_cached_load,kernel_host_vecadd", peers="none", quick=True, progress=False
+    )
+    assert "numba" not in results["peers_skipped"]  # no launch rows, and not asked for
+    assert [row["op"] for row in results["kernels"]] == [
+        "kernel_cached_load",
+        "kernel_host_vecadd",
+    ]
+    for row in results["kernels"]:
+        assert set(row["results"]) == {"gpuvec"}  # NumPy was not asked for either
+        _check_kernel_row(row, peers_asked=())
+    json.dumps(results, allow_nan=False)
+
+
+def test_numba_that_does_not_import_is_absent(monkeypatch):
+    monkeypatch.setitem(sys.modules, "numba", None)  # as if numba-cuda were not installed
+    numba, reason = _kernels._load_numba(None, "cuda")
+    assert numba is None
+    assert "numba does not import" in reason
+    assert _kernels._load_numba(("cupy",), "cuda") == (None, None)  # not asked for
+
+
+def test_wrong_kernel_result_fails_the_run(monkeypatch):
+    """Each kernel row checks gpuvec's result against NumPy once: a wrong kernel is caught."""
+    wrong = _kernels.VECADD.replace("a[i] + b[i]", "a[i] - b[i]")
+    monkeypatch.setattr(_kernels, "VECADD", wrong)
+    results = gpuvec.bench.run(
+        ops="kernel_launch,kernel_cached_load,kernel_host_fiber", quick=True, progress=False
+    )
+    verdicts = {row["op"]: row["correct"] for row in results["kernels"]}
+    assert verdicts == {
+        "kernel_launch": False,
+        "kernel_cached_load": False,
+        "kernel_host_fiber": True,
+    }
+    assert results["correct"] is False
+    incorrect = gpuvec.bench.to_markdown(results).split("## Incorrect results")[1]
+    assert "kernel_launch" in incorrect
+    assert "kernel_cached_load" in incorrect

@@ -494,7 +494,8 @@ def test_the_kernel_magic_binds_each_kernel(backend, capsys):
     shell = interactiveshell.InteractiveShell.instance()
     shell.run_line_magic("load_ext", "gpuvec")
     try:
-        shell.run_cell_magic("gpuvec_kernel", "-e 'scale<float, 3>' -DUNUSED=1", DOUBLIFY + TEMPLATE)
+        line = "-e 'scale<float, 3>' -DUNUSED=1"  # -D...: a compiler option, not the magic's
+        shell.run_cell_magic("gpuvec_kernel", line, DOUBLIFY + TEMPLATE)
         assert isinstance(shell.user_ns["doublify"], gpuvec.Kernel)
         assert isinstance(shell.user_ns["scale_float_3"], gpuvec.Kernel)
         assert "doublify, scale_float_3" in capsys.readouterr().out
@@ -521,3 +522,14 @@ def test_other_libraries_gpu_arrays_zero_copy(backend, rng):
         vecadd(ca, cupy.ones(1000), tc, 1000, grid=4, block=256)
     with pytest.raises(ValueError, match=r"'c'.*non-contiguous"):
         vecadd(ca, ca, cupy.ones(2000, cupy.float32)[::2], 1000, grid=4, block=256)
+
+
+def test_numba_style_configurations(backend):
+    vecadd = gpuvec.RawKernel(VECADD, "vecadd")
+    assert vecadd[2, 32] is vecadd[2, 32]  # reused, launch after launch
+    a = np.arange(40, dtype=np.float32)
+    c = poisoned(40, np.float32)
+    vecadd[[2], [32]](a, a, c, 40)  # lists work too
+    np.testing.assert_array_equal(c, 2 * a)
+    with pytest.raises(TypeError, match="launch configuration"):
+        vecadd[2](a, a, c, 40)

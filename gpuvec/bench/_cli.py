@@ -7,13 +7,22 @@ import shlex
 import sys
 
 from gpuvec.bench._report import SUMMARY_SIZES, to_markdown, write
-from gpuvec.bench._suite import DTYPES, OPS, PEERS, run
+from gpuvec.bench._suite import (
+    DTYPES,
+    KERNEL_GROUP,
+    KERNEL_ONLY_PEERS,
+    KERNEL_OPS,
+    OPS,
+    PEERS,
+    run,
+)
 
 _EPILOG = """\
 examples:
   python3 -m gpuvec.bench --quick --out /tmp/bench       a fast check that all runs and is right
   python3 -m gpuvec.bench --out results                  everything, 2^10..2^28 on a GPU
   python3 -m gpuvec.bench --ops add,sum --sizes 20:28:2 --dtypes float32 --peers cupy
+  python3 -m gpuvec.bench --ops kernels                  users' own kernels: launch, compile, host
 
 The exit status is 1 when any gpuvec result disagrees with NumPy, whatever the times.
 """
@@ -29,7 +38,10 @@ def parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument(
-        "--ops", default=None, help=f"comma-separated benchmarks (default all): {','.join(OPS)}"
+        "--ops",
+        default=None,
+        help=f"comma-separated benchmarks (default all): {','.join(OPS + KERNEL_OPS)}; "
+        f"'{KERNEL_GROUP}' for all of {','.join(KERNEL_OPS)}",
     )
     p.add_argument(
         "--sizes",
@@ -42,8 +54,8 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--peers",
         default=None,
-        help=f"comma-separated from {','.join(PEERS)}, or 'none'; default whichever import "
-        "(NumPy alone on the host backend)",
+        help=f"comma-separated from {','.join(PEERS + KERNEL_ONLY_PEERS)} (numba: the kernel "
+        "rows only), or 'none'; default whichever import (NumPy alone on the host backend)",
     )
     p.add_argument("--repeat", type=int, default=None, help="timed runs per figure (default 50)")
     p.add_argument("--warmup", type=int, default=None, help="warm-up runs (default 5)")
@@ -105,7 +117,8 @@ def main(argv=None) -> int:
         print(f"(swept rows of sizes {shown} only; bench.md has them all)")
     print("wrote " + ", ".join(str(path) for path in paths.values() if path is not None))
     if not results["correct"]:
-        wrong = [f"{r['op']} n={r['n']} {r['dtype']}" for r in results["rows"] if not r["correct"]]
+        rows = results["rows"] + results["kernels"]
+        wrong = [f"{r['op']} n={r['n']} {r['dtype']}" for r in rows if not r["correct"]]
         print(f"gpuvec results disagree with NumPy: {'; '.join(wrong)}", file=sys.stderr)
         return 1
     return 0

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from gpuvec.bench._suite import DTYPES, PEERS, SWEEP_OPS, USER_GROUP
+from gpuvec.bench._suite import DTYPES, KERNEL_ONLY_PEERS, PEERS, SWEEP_OPS, USER_GROUP
 
 MICRO = "\u00b5"
 _TITLES = {
@@ -53,6 +53,11 @@ def _figure(row, entry) -> str:
     if row["kind"] == "latency" or entry.get("gbps") is None:
         return _time(entry.get("median_ms"))
     return f"{entry['gbps']:.1f}"
+
+
+def _row_label(row) -> str:
+    """Size and dtype, as the lists under the tables name a row (kernel rows may have none)."""
+    return "-" if row.get("shape") is None else f"{_size(row)} {row['dtype']}"
 
 
 def _dtype(row) -> str:
@@ -165,6 +170,105 @@ def users_table(results) -> str:
     return "\n".join(lines)
 
 
+def _kernel_figure(row, entry) -> str:
+    """A kernel row's figure in its unit: µs per call, ms, or ns per fiber switch."""
+    if entry is None:
+        return "-"
+    if "error" in entry:
+        return "error"
+    value = entry.get("value")
+    if value is None:
+        return "-"
+    if row["unit"] == "ms":
+        return _time(value)
+    unit = f"{MICRO}s" if row["unit"] == "us" else row["unit"]
+    return f"{value:.2f} {unit}" if value < 100 else f"{value:,.1f} {unit}"
+
+
+def _figure3(value) -> str:
+    """Three significant digits: the host rows' GB/s and ratios run from 1e-4 to 100."""
+    return "-" if value is None else f"{value:.3g}"
+
+
+def _kernel_size(row) -> str:
+    if row["shape"] is None:
+        return "-"
+    return f"{_size(row)} {row['dtype']}"
+
+
+def _met(target) -> str:
+    if target is None:
+        return "-"
+    verdict = {True: "yes", False: "**no**", None: "-"}[target["met"]]
+    unchecked = "; ".join(target["unchecked"])
+    return f"{verdict} ({unchecked})" if unchecked else verdict
+
+
+def kernels_table(results) -> str:
+    """The Markdown table of users' own kernels: one row per benchmark of ``--ops kernels``.
+
+    Columns: gpuvec's code, the backend it ran on, the data, gpuvec's figure
+    (µs per launch, ms, or ns per fiber switch), GB/s where the job is one of
+    bandwidth, its time over ``gv.add``'s (the launch rows), each peer's
+    figure and gpuvec/peer (above 1, gpuvec is faster), the target and
+    whether it was met. Empty where no such row ran.
+    """
+    rows = results.get("kernels", [])
+    if not rows:
+        return ""
+    present = {name for row in rows for name in row["results"]}
+    peers = [name for name in (*PEERS, *KERNEL_ONLY_PEERS) if name in present]
+    header = ["benchmark", "gpuvec code", "backend", "data", "gpuvec", "GB/s", "vs gv.add"]
+    for peer in peers:
+        header += [peer, f"gpuvec/{peer}"]
+    header += ["target", "met", "correct"]
+    lines = ["| " + " | ".join(header) + " |", "|---|---|---|---|" + "---:|" * (len(header) - 7)]
+    lines[-1] += "---|---|---|"
+    for row in rows:
+        ours = row["results"].get("gpuvec")
+        cells = [row["op"], f"`{ours['how']}`" if ours else "", row["backend"], _kernel_size(row)]
+        cells.append("error" if ours is None else _kernel_figure(row, ours))
+        cells.append(_figure3(None if ours is None else ours.get("gbps")))
+        cells.append(_figure3(None if ours is None else ours.get("vs_reference")))
+        for peer in peers:
+            entry = row["results"].get(peer)
+            cells += [_kernel_figure(row, entry), _figure3(entry and entry.get("ratio"))]
+        target = row["target"]
+        cells += ["-" if target is None else target["text"], _met(target)]
+        cells.append("yes" if row["correct"] else "**NO**")
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def _kernels_section(results) -> list[str]:
+    """The heading, what the kernels table shows, the table, and its rows' notes."""
+    rows = results["kernels"]
+    reference = next((row["reference"]["how"] for row in rows if row.get("reference")), None)
+    compilers = sorted({row["compiler"] for row in rows if row.get("compiler")})
+    lines = [
+        "",
+        "## Users' kernels",
+        "",
+        "Kernels written by users, `gv.SourceModule` and `gv.RawKernel`, in a kernel cache of "
+        "the run's own (a temporary folder). bench.json (`kernels`) has every library's code.",
+        f"Figures: the median; launch rows in {MICRO}s per launch of a 1024-element vecadd on "
+        "resident data, the other rows in ms, the fiber switch in ns; `vs gv.add`: gpuvec's "
+        "time over its own tiny add on the same arrays"
+        + (f" (`{reference}`)" if reference else "")
+        + "; gpuvec/peer: above 1, gpuvec is faster; `met`: whether gpuvec's median meets "
+        "the target.",
+        "",
+        f"- timing: {results['timing'].get('kernels', '')}",
+        "- host rows (`kernel_host_*`) run on the host backend, whatever the machine: they "
+        "measure the emulation",
+    ]
+    if compilers:
+        lines.append(f"- compile rows: {', '.join(compilers)}")
+    lines += ["", kernels_table(results)]
+    notes = [f"- {row['op']}: {row['note']}" for row in rows if row.get("note")]
+    return lines + (["", *notes] if notes else [])
+
+
 def _users_preamble(results) -> list[str]:
     """What the users table shows, and how each of its rows was timed."""
     kinds: dict[str, list[str]] = {}
@@ -234,15 +338,18 @@ def to_markdown(results, sizes=None) -> str:
         f"- roundtrip rows: {results['timing']['roundtrip']}; GB/s counts the host arrays",
         "- GB/s: bytes of every input read once and every output written once, over the "
         "median time; gpuvec/peer: gpuvec's speed over the peer's (above 1, gpuvec is faster)",
-        "",
-        table(results, sizes),
     ]
+    kernel_rows = results.get("kernels", [])
+    if not kernel_rows or any(row.get("group") is None for row in results["rows"]):
+        lines += ["", table(results, sizes)]  # not when it would be empty (--ops kernels)
     users = users_table(results)
     if users:
         lines += ["", "## What users write", "", *_users_preamble(results), "", users]
         notes = {r["op"]: r["note"] for r in results["rows"] if r.get("group") and r.get("note")}
         if notes:
             lines += ["", *(f"- {op}: {note}" for op, note in notes.items())]
+    if kernel_rows:
+        lines += _kernels_section(results)
     skipped = results.get("skipped", [])
     if skipped or results.get("peers_skipped"):
         lines += ["", "## Not measured", ""]
@@ -252,16 +359,17 @@ def to_markdown(results, sizes=None) -> str:
             size = _size({"shape": [0], "n": item["n"]}) if item["n"] else None
             where = " ".join(part for part in (item["op"], size, item["dtype"]) if part)
             lines.append(f"- {where}: {item['reason']}")
+    every_row = results["rows"] + kernel_rows
     problems = [
-        f"- {row['op']} {_size(row)} {row['dtype']}: "
+        f"- {row['op']} {_row_label(row)}: "
         f"{row['error'] or 'the result disagrees with NumPy'} "
         f"(max relative error {row['max_rel_error']}, tolerance {row['tolerance']:.3g})"
-        for row in results["rows"]
+        for row in every_row
         if not row["correct"]
     ]
     peer_errors = [
-        f"- {name}, {row['op']} {_size(row)} {row['dtype']}: {entry['error']}"
-        for row in results["rows"]
+        f"- {name}, {row['op']} {_row_label(row)}: {entry['error']}"
+        for row in every_row
         for name, entry in row["results"].items()
         if "error" in entry
     ]

@@ -30,8 +30,24 @@ ROUNDTRIP_OPS = ("roundtrip_add", "roundtrip_sum")
 USER_OPS = _libraries.WORKLOAD_OPS
 USER_GROUP = "users"
 OPS = SWEEP_OPS + MATRIX_OPS + LATENCY_OPS + ROUNDTRIP_OPS + USER_OPS
+# Users' own kernels (_kernels.py): a table and a list of results of their own, apart from
+# OPS and "rows", since their figures come in their own units, each with its target.
+# "--ops kernels" names them all.
+KERNEL_OPS = (
+    "kernel_launch",
+    "kernel_launch_indexed",
+    "kernel_compile",
+    "kernel_cached_load",
+    "kernel_host_vecadd",
+    "kernel_host_tree_sum",
+    "kernel_host_warp_sum",
+    "kernel_host_fiber",
+)
+KERNEL_GROUP = "kernels"
 DTYPES = ("float32", "float64")
 PEERS = _libraries.PEERS
+# Peers of the kernel rows alone: Numba has no code for the others.
+KERNEL_ONLY_PEERS = ("numba",)
 
 # Ops whose result is an array written to ``out=`` (the last operand); the others reduce.
 _ELEMENTWISE = frozenset({"add", "axpy", "add_step2", "tiny_add"})
@@ -136,10 +152,14 @@ def parse_sizes(spec) -> tuple[int, ...]:
     return tuple(sorted(set(sizes)))
 
 
-def _names(value, allowed: tuple[str, ...], what: str) -> tuple[str, ...]:
-    """A comma-separated string or a sequence of names, checked against ``allowed``."""
+def _names(value, allowed: tuple[str, ...], what: str, groups=None) -> tuple[str, ...]:
+    """A comma-separated string or a sequence of names, checked against ``allowed``.
+
+    ``groups`` maps a name to the names it stands for (``kernels``: :data:`KERNEL_OPS`).
+    """
     names = value.split(",") if isinstance(value, str) else list(value)
     names = [n.strip() for n in names if n.strip()]
+    names = [m for n in names for m in (groups or {}).get(n, (n,))]
     unknown = [n for n in names if n not in allowed]
     if unknown:
         raise ValueError(f"unknown {what} {', '.join(unknown)}: choose from {', '.join(allowed)}")
@@ -174,14 +194,19 @@ def make_settings(
     if peers is not None:
         if isinstance(peers, str) and peers.strip().lower() in ("", "none"):
             peers = ()
-        peers = _names(peers, PEERS, "peer")
+        peers = _names(peers, PEERS + KERNEL_ONLY_PEERS, "peer")
     if cuda:
         info = gpuvec.current_device().properties
         cache = int(info.get("l2_cache_bytes") or _DEFAULT_L2_BYTES)
     else:
         cache = _HOST_CACHE_BYTES
     return Settings(
-        ops=_names(OPS if ops is None else ops, OPS, "benchmark"),
+        ops=_names(
+            OPS + KERNEL_OPS if ops is None else ops,
+            OPS + KERNEL_OPS,
+            "benchmark",
+            {KERNEL_GROUP: KERNEL_OPS},
+        ),
         sizes=parse_sizes(sizes),
         dtypes=_names(DTYPES if dtypes is None else dtypes, DTYPES, "dtype"),
         peers=peers,
@@ -959,7 +984,7 @@ def _finish(results: dict) -> None:
             if name != "gpuvec" and ours.get("median_ms"):
                 # peer time / gpuvec time = gpuvec's speed / the peer's: above 1, gpuvec is faster
                 entry["ratio"] = _round(entry["median_ms"] / ours["median_ms"])
-    results["correct"] = all(row["correct"] for row in results["rows"])
+    results["correct"] = all(row["correct"] for row in results["rows"] + results["kernels"])
 
 
 def _command(command) -> str:
@@ -989,8 +1014,9 @@ def run(
     Parameters
     ----------
     ops : str or sequence of str, optional
-        Benchmarks from :data:`OPS` (a comma-separated string works);
-        default all.
+        Benchmarks from :data:`OPS` and :data:`KERNEL_OPS` (a
+        comma-separated string works; ``kernels`` stands for all of
+        :data:`KERNEL_OPS`); default all.
     sizes : str or sequence of int, optional
         Element counts of the swept benchmarks, as for :func:`parse_sizes`
         (``"10:28"``: 2^10 through 2^28). Default 2^10..2^28 on the cuda
@@ -999,8 +1025,9 @@ def run(
     dtypes : str or sequence of str, optional
         ``float32`` and/or ``float64``; default both.
     peers : str or sequence of str, optional
-        From ``cupy``, ``torch``, ``numpy``; default whichever import
-        (NumPy alone on the host backend). ``"none"`` for none.
+        From ``cupy``, ``torch``, ``numpy`` and, for the kernel rows alone,
+        ``numba``; default whichever import (NumPy alone on the host
+        backend). ``"none"`` for none.
     repeat, warmup : int, optional
         Timed and untimed calls per figure (default 50 and 5; 5 and 1 with
         ``quick``).
@@ -1031,6 +1058,9 @@ def run(
     >>> results["correct"], sorted({row["op"] for row in results["rows"]})
     (True, ['add', 'sum'])
     """
+    # Imported here, not at the top: _kernels builds on this module's helpers.
+    from gpuvec.bench import _kernels
+
     settings = make_settings(
         ops,
         sizes,
@@ -1042,7 +1072,10 @@ def run(
         quick=quick,
         seed=seed,
     )
-    libraries, peers_skipped = _libraries.load(settings.peers, gpuvec.backend())
+    peers = settings.peers
+    if peers is not None:  # Numba is loaded by the kernel rows, for themselves
+        peers = tuple(name for name in peers if name in PEERS)
+    libraries, peers_skipped = _libraries.load(peers, gpuvec.backend())
     support = _device_support()
     rng = np.random.default_rng(settings.seed)
     results = {
@@ -1071,11 +1104,13 @@ def run(
             "the time budget",
             "roundtrip": "wall time of one call that returns host data (NumPy data in and "
             "out, or a device array copied back); median of the runs",
+            "kernels": _kernels.TIMING,
             "ratio": "peer time / gpuvec time: above 1, gpuvec is faster",
         },
         "peers_skipped": peers_skipped,
         "copy": {},
         "rows": [],
+        "kernels": [],
         "skipped": [],
         "notes": [],
         "correct": False,
@@ -1084,13 +1119,14 @@ def run(
     started = time.perf_counter()
     rows, skipped = results["rows"], results["skipped"]
     n_sweep = sum(op in SWEEP_OPS for op in settings.ops) * len(settings.sizes)
-    n_fixed = sum(op not in SWEEP_OPS + USER_OPS for op in settings.ops)
+    n_fixed = sum(op not in SWEEP_OPS + USER_OPS + KERNEL_OPS for op in settings.ops)
     n_users = sum(
         len(w.shapes_for(settings.quick)) * len(set(w.dtypes) & set(settings.dtypes))
         for w in _libraries.WORKLOADS
         if w.op in settings.ops
     )
     total = 1 + (n_sweep + n_fixed) * len(settings.dtypes) + n_users
+    total += _kernels.count(settings.ops)
     with Progress(total, enabled=progress) as bar:
         bar.describe("device copy bandwidth")
         results["copy"] = _copy_bandwidth(libraries, settings)
@@ -1100,6 +1136,7 @@ def run(
         _latency(libraries, settings, rows, bar)
         _roundtrip(libraries, settings, rows, bar, rng)
         _users(libraries, settings, rows, skipped, bar, rng)
+        _kernels.run(libraries, settings, results, bar)
     for lib in libraries:
         results["notes"] += lib.notes
     _finish(results)

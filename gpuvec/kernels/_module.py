@@ -315,6 +315,7 @@ class Kernel:
         self.parameters = signature.parameters
         self.signature = str(signature)
         self._launchers: dict[tuple[int, bool], _core.KernelLauncher] = {}
+        self._configured: dict[tuple, _ConfiguredKernel] = {}
 
     def _launcher(self, backend: int, checked: bool) -> _core.KernelLauncher:
         launcher = self._launchers.get((backend, checked))
@@ -332,6 +333,28 @@ class Kernel:
 
     def __call__(self, *args, grid, block, shared_mem=0, stream=None, check=None):
         """Launches the kernel on ``grid`` blocks of ``block`` threads."""
+        self._launch(args, grid, block, shared_mem, stream, check)
+
+    def __getitem__(self, config) -> _ConfiguredKernel:
+        """Numba's launch: ``k[grid, block]``, ``k[grid, block, stream]``, or with shared_mem."""
+        try:
+            return self._configured[config]  # the same configuration, launch after launch
+        except (KeyError, TypeError):  # new, or unhashable (a list)
+            pass
+        if not isinstance(config, tuple) or not 2 <= len(config) <= 4:
+            raise TypeError(
+                "a launch configuration is k[grid, block], k[grid, block, stream] or "
+                "k[grid, block, stream, shared_mem]"
+            )
+        configured = _ConfiguredKernel(self, *config)
+        if len(self._configured) < 64:
+            try:
+                self._configured[config] = configured
+            except TypeError:
+                pass
+        return configured
+
+    def _launch(self, args: tuple, grid, block, shared_mem, stream, check) -> None:
         if check is None:
             check = _core.kernel_check_requested()  # GPUVEC_KERNEL_CHECK
         backend = _core.backend_code()
@@ -341,15 +364,7 @@ class Kernel:
         if launcher is None:
             launcher = self._launcher(backend, bool(check))
         launcher.launch(args, grid, block, shared_mem, stream)
-
-    def __getitem__(self, config) -> _ConfiguredKernel:
-        """Numba's launch: ``k[grid, block]``, ``k[grid, block, stream]``, or with shared_mem."""
-        if not isinstance(config, tuple) or not 2 <= len(config) <= 4:
-            raise TypeError(
-                "a launch configuration is k[grid, block], k[grid, block, stream] or "
-                "k[grid, block, stream, shared_mem]"
-            )
-        return _ConfiguredKernel(self, *config)
+        return None
 
     @property
     def attributes(self) -> dict:
@@ -390,14 +405,7 @@ class _ConfiguredKernel:
         self.shared_mem = shared_mem
 
     def __call__(self, *args, check=None):
-        self.kernel(
-            *args,
-            grid=self.grid,
-            block=self.block,
-            shared_mem=self.shared_mem,
-            stream=self.stream,
-            check=check,
-        )
+        self.kernel._launch(args, self.grid, self.block, self.shared_mem, self.stream, check)
 
 
 class RawKernel(Kernel):

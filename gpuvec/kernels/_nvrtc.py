@@ -25,8 +25,8 @@ _SONAMES = ("libnvrtc.so.13", "libnvrtc.so.12")
 
 _INSTALL_HINT = (
     "NVRTC (CUDA's run-time compiler) was not found. Install the CUDA toolkit, or the wheels: "
-    "python3 -m pip install nvidia-cuda-nvrtc cuda-pathfinder; or point GPUVEC_NVRTC at "
-    "libnvrtc.so"
+    "python3 -m pip install nvidia-cuda-nvrtc cuda-pathfinder (gpuvec's extra 'nvrtc'); "
+    "or point GPUVEC_NVRTC at libnvrtc.so"
 )
 
 
