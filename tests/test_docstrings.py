@@ -14,6 +14,13 @@ MODULES = [
     "gpuvec.blas",
     "gpuvec.device_array",
     "gpuvec.elementwise",
+    "gpuvec.kernels._cache",
+    "gpuvec.kernels._compile_errors",
+    "gpuvec.kernels._lexer",
+    "gpuvec.kernels._module",
+    "gpuvec.kernels._signature",
+    "gpuvec.kernels._source",
+    "gpuvec.kernels.classics",
     "gpuvec.reductions",
     "gpuvec.ufuncs",
 ]
