@@ -8,7 +8,7 @@
 from libc.math cimport isinf
 from libc.stdint cimport uint32_t
 from libc.stdlib cimport free, getenv, malloc
-from libc.string cimport memset
+from libc.string cimport memcpy, memset
 
 # How a parameter takes its argument.
 cdef enum:
@@ -18,6 +18,7 @@ cdef enum:
     _PARAM_FLOAT = 3  # float or double
     _PARAM_BOOL = 4
     _PARAM_UNKNOWN = 5  # a type gpuvec cannot make from Python (a struct, float2, ...)
+    _ARGS_ON_STACK = 16  # a launch's arguments live on the C stack up to this many
 
 KERNEL_COOPERATIVE = GPUVEC_KERNEL_COOPERATIVE
 KERNEL_CHECKED = GPUVEC_KERNEL_CHECKED
@@ -151,28 +152,40 @@ cdef class KernelLauncher:
         launch.backend = <gpuvec_backend>self.module.backend
         launch.threads_per_block = 0
         launch.stream = <gpuvec_stream>_stream_handle(stream)
-        for k in range(self.count):
-            if self.codes[k] == _PARAM_POINTER:
-                self._set_pointer(k, args[k])
-            else:
-                self._set_value(k, args[k])
-        with nogil:
-            status = gpuvec_kernel_launch(self.handle, self.args, self.count, &config, &launch)
+        # Each launch fills its own copy of the arguments: another Python
+        # thread may launch the same kernel while this one runs without the GIL.
+        cdef gpuvec_kernel_arg on_stack[_ARGS_ON_STACK]
+        cdef gpuvec_kernel_arg* own = on_stack
+        if self.count > _ARGS_ON_STACK:
+            own = <gpuvec_kernel_arg*>malloc(self.count * sizeof(gpuvec_kernel_arg))
+            if own == NULL:
+                raise MemoryError()
+        try:
+            memcpy(own, self.args, self.count * sizeof(gpuvec_kernel_arg))
+            for k in range(self.count):
+                if self.codes[k] == _PARAM_POINTER:
+                    self._set_pointer(k, args[k], &own[k])
+                else:
+                    self._set_value(k, args[k], &own[k])
+            with nogil:
+                status = gpuvec_kernel_launch(self.handle, own, self.count, &config, &launch)
+        finally:
+            if own != on_stack:
+                free(own)
         if status != GPUVEC_SUCCESS:
             raise _error_from_status(status, self.module.backend == GPUVEC_BACKEND_HOST)
         for k in range(self.count):
             if self.args[k].writes and isinstance(args[k], _DeviceArray):
                 (<ArrayFields>args[k])._stream = stream  # the stream that last wrote it
 
-    cdef int _set_pointer(self, int k, object value) except -1:
-        cdef gpuvec_kernel_arg* a = &self.args[k]
+    cdef int _set_pointer(self, int k, object value, gpuvec_kernel_arg* a) except -1:
         cdef ArrayFields f
         cdef cnp.ndarray array
         cdef bint on_host = self.module.backend == GPUVEC_BACKEND_HOST
         if isinstance(value, _DeviceArray):
             f = <ArrayFields>value
             if f._host is not None:
-                return self._set_host_array(k, f._host, f._readonly, value)
+                return self._set_host_array(k, f._host, f._readonly, value, a)
             self._check_array(k, f._dtype, f._contiguous, f._readonly, value)
             a.data = <void*>f._address
             a.memory = GPUVEC_MEMORY_DEVICE
@@ -180,12 +193,12 @@ cdef class KernelLauncher:
             a.itemsize = (<cnp.dtype>f._dtype).itemsize
         elif isinstance(value, np.ndarray):
             array = <cnp.ndarray>value
-            return self._set_host_array(k, array, not cnp.PyArray_ISWRITEABLE(array), value)
+            return self._set_host_array(k, array, not cnp.PyArray_ISWRITEABLE(array), value, a)
         elif _on_gpu(value):
             if on_host:
                 raise TypeError(f"parameter '{self.names[k]}' got a GPU array, but gpuvec runs "
                                 f"on its host backend: pass a NumPy array")
-            self._set_foreign_array(k, value)
+            self._set_foreign_array(k, value, a)
         else:
             raise TypeError(f"parameter '{self.names[k]}' ({self.c_types[k]}) takes an array "
                             f"(a NumPy array, a gpuvec.DeviceArray or another library's GPU "
@@ -195,9 +208,8 @@ cdef class KernelLauncher:
                             f"was compiled for the host backend")
         return 0
 
-    cdef int _set_host_array(self, int k, cnp.ndarray array, bint readonly,
-                             object given) except -1:
-        cdef gpuvec_kernel_arg* a = &self.args[k]
+    cdef int _set_host_array(self, int k, cnp.ndarray array, bint readonly, object given,
+                             gpuvec_kernel_arg* a) except -1:
         if not cnp.PyArray_ISNOTSWAPPED(array):
             raise TypeError(f"parameter '{self.names[k]}' got an array of byte-swapped "
                             f"{array.dtype}; convert it with a.astype(a.dtype.newbyteorder('='))")
@@ -208,12 +220,11 @@ cdef class KernelLauncher:
         a.itemsize = cnp.PyArray_ITEMSIZE(array)
         return 0
 
-    cdef int _set_foreign_array(self, int k, object value) except -1:
+    cdef int _set_foreign_array(self, int k, object value, gpuvec_kernel_arg* a) except -1:
         """Another library's GPU array, through its CUDA array interface (zero copy)."""
-        cdef gpuvec_kernel_arg* a = &self.args[k]
         if not hasattr(value, "__cuda_array_interface__"):
             value = _to_device_array(value)  # DLPack only: gpuvec.asarray takes it
-            return self._set_pointer(k, value)
+            return self._set_pointer(k, value, a)
         cai = value.__cuda_array_interface__
         dtype = np.dtype(cai["typestr"])
         shape = tuple(cai["shape"])
@@ -249,8 +260,7 @@ cdef class KernelLauncher:
                              f"if the kernel only reads it")
         return 0
 
-    cdef int _set_value(self, int k, object value) except -1:
-        cdef gpuvec_kernel_arg* a = &self.args[k]
+    cdef int _set_value(self, int k, object value, gpuvec_kernel_arg* a) except -1:
         cdef int code = self.codes[k]
         cdef long long v
         # The common case first, in C: a Python int that fits an integer parameter.
@@ -260,10 +270,9 @@ cdef class KernelLauncher:
             if _fits(v, code, a.size):
                 a.value.i = v
                 return 0
-        return self._set_value_slowly(k, value)
+        return self._set_value_slowly(k, value, a)
 
-    cdef int _set_value_slowly(self, int k, object value) except -1:
-        cdef gpuvec_kernel_arg* a = &self.args[k]
+    cdef int _set_value_slowly(self, int k, object value, gpuvec_kernel_arg* a) except -1:
         cdef int code = self.codes[k]
         cdef str name = self.names[k]
         cdef double x

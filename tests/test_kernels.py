@@ -1,6 +1,8 @@
 """Users' own CUDA kernels on both backends: the classic tutorial kernels,
 launch configurations, and what each launch checks."""
 
+import concurrent.futures
+
 import numpy as np
 import pytest
 
@@ -470,3 +472,18 @@ def test_numba_style_configurations(backend):
     np.testing.assert_array_equal(c, 2 * a)
     with pytest.raises(TypeError, match="launch configuration"):
         vecadd[2](a, a, c, 40)
+
+
+def test_threads_launching_one_kernel_keep_their_own_arguments(backend, rng):
+    vecadd = gpuvec.RawKernel(VECADD, "vecadd")
+    inputs = [rng.standard_normal(4099).astype(np.float32) for _ in range(4)]
+
+    def work(x):
+        for _ in range(25):
+            out = poisoned(x.size, np.float32)
+            vecadd(x, x, out, x.size, grid=blocks(x.size, 128), block=128)
+            np.testing.assert_array_equal(out, x + x)
+
+    with concurrent.futures.ThreadPoolExecutor(4) as pool:
+        for future in [pool.submit(work, x) for x in inputs]:
+            future.result()
