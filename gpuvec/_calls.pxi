@@ -205,8 +205,10 @@ cdef int _describe_result(gpuvec_array* a, object result, int ndim, const int64_
 
 cdef int _check_out(object out, Operands ops, int ndim, const int64_t* shape,
                     object compute) except -1:
-    """A user's out= must be writable, of the result's shape and dtype, and on
-    the same side (host or device) as the inputs."""
+    """A user's out= must be writable, of the result's shape, and on the same
+    side (host or device) as the inputs. Returns 1 when its dtype is the other
+    float dtype: the result is then cast into it, as NumPy's same_kind casting
+    does (``d32 += d64`` stays float32)."""
     cdef ArrayFields f
     expected = _shape_tuple(ndim, shape)
     if isinstance(out, _DeviceArray):
@@ -216,8 +218,6 @@ cdef int _check_out(object out, Operands ops, int ndim, const int64_t* shape,
                             "them with gpuvec.to_device first, or pass a NumPy out")
         if f._shape != expected:
             raise ValueError(f"out has shape {f._shape}, but the result has shape {expected}")
-        if f._dtype != compute:
-            raise ValueError(f"out has dtype {f._dtype}, but the result has dtype {compute}")
         if f._readonly:
             raise ValueError("out is read-only")
         if f._host is None:
@@ -225,7 +225,7 @@ cdef int _check_out(object out, Operands ops, int ndim, const int64_t* shape,
                 raise ValueError(f"the arrays are on different devices: "
                                  f"{sorted({ops.device, f._device})}")
             ops.device = f._device
-        return 0
+        return f._dtype != compute
     if ops.device_mode:
         raise TypeError(f"out must be a DeviceArray when the inputs are on the device, "
                         f"got {type(out).__name__}")
@@ -234,7 +234,11 @@ cdef int _check_out(object out, Operands ops, int ndim, const int64_t* shape,
     if out.shape != expected:
         raise ValueError(f"out has shape {out.shape}, but the result has shape {expected}")
     if out.dtype != compute:
-        raise ValueError(f"out has dtype {out.dtype}, but the result has dtype {compute}")
+        if out.dtype not in (_FLOAT32, _FLOAT64):
+            # NumPy's UFuncTypeError, a TypeError, for the same out.
+            raise TypeError(f"cannot cast the result from dtype('{compute}') to out's "
+                            f"dtype('{out.dtype}') with casting rule 'same_kind'")
+        return 1
     if not out.flags.writeable:
         raise ValueError("out is read-only")
     if not _whole_elements(<cnp.ndarray>out):
@@ -375,8 +379,9 @@ def elementwise(int op, tuple args, tuple names, out=None, dtype=None, threads_p
     if ops.device_mode and not ops.host_backed:
         _device_scalars(ops, stream)
     ndim = _broadcast(ops, 0, shape)
-    if out is not None:
-        _check_out(out, ops, ndim, shape, compute)
+    target = None  # an out of the other float dtype: the result is cast into it
+    if out is not None and _check_out(out, ops, ndim, shape, compute):
+        target, out = out, None
     for k in range(ndim):
         size *= shape[k]
     cdef gpuvec_dtype code = _code_of(compute)
@@ -395,6 +400,9 @@ def elementwise(int op, tuple args, tuple names, out=None, dtype=None, threads_p
                 check(status)
                 _mark_stream_use(ops, result, <uintptr_t>launch.stream)
                 (<ArrayFields>result)._stream = stream  # the stream that last wrote it
+            if target is not None:
+                _copy(target, result)
+                return target
         finally:
             _restore_device(previous)
         return result
@@ -409,6 +417,9 @@ def elementwise(int op, tuple args, tuple names, out=None, dtype=None, threads_p
         check(status)
         if launch.backend == GPUVEC_BACKEND_CUDA:
             _count_staged(ops, 0, size, code, size * _itemsize(code))
+    if target is not None:
+        np.copyto(target, result, casting="same_kind")
+        return target
     if out is None and ndim == 0:
         return result[()]
     return result
@@ -472,10 +483,16 @@ cdef int _upload_condition(Operands ops) except -1:
 # -- reductions ----------------------------------------------------------------------------------
 
 
-cdef tuple _normalize_axes(object axis, int ndim, bint single):
-    """axis= as a sorted tuple of axes in range(ndim), with NumPy's errors."""
+cdef tuple _normalize_axes(object axis, int ndim, bint single, bint ufunc_like):
+    """axis= as a sorted tuple of axes in range(ndim), with NumPy's errors.
+
+    `ufunc_like`: the op is one of NumPy's ufunc reductions (sum, max, ...),
+    which take an int axis of 0 or -1 on a 0-d array; mean, var and std refuse it."""
     if axis is None:
         return tuple(range(ndim))
+    if ndim == 0 and ufunc_like and not isinstance(axis, tuple) \
+            and operator.index(axis) in (0, -1):
+        return ()  # the 0-d array's one value
     if single or not isinstance(axis, tuple):
         axis = (operator.index(axis),)
     axes = tuple([operator.index(a) for a in axis])
@@ -524,7 +541,7 @@ def reduce(int op, x, y=None, axis=None, bint keepdims=False, dtype=None,
         if xs != ys:
             raise ValueError(f"shapes do not match: x {xs} and y {ys} must have the same shape")
     ndim = ops.arrays[0].ndim
-    axes = _normalize_axes(axis, ndim, index)
+    axes = _normalize_axes(axis, ndim, index, op in _UFUNC_REDUCTIONS)
     red_ndim = len(axes)
     # The reduced axes go last (a transposed view of the descriptors: no copy).
     order = [d for d in range(ndim) if d not in axes] + list(axes)
@@ -718,3 +735,7 @@ def to_host(array):
 # bool array; scale by 1.0 fills an array with a number.
 _WHERE = [row[0] for row in elementwise_ops() if row[1] == "where"][0]
 _SCALE = [row[0] for row in elementwise_ops() if row[1] == "scale"][0]
+# The reductions that NumPy computes as ufunc.reduce, with its axis rules.
+_UFUNC_REDUCTIONS = frozenset(
+    [row[0] for row in reduce_ops()
+     if row[1] in ("sum", "min", "max", "argmin", "argmax", "prod", "nansum")])

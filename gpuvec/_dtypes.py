@@ -140,10 +140,27 @@ def precision(precision):
 
 
 def as_real_array(value, name: str) -> np.ndarray:
-    """``value`` as a NumPy array of real numbers, or a TypeError naming ``name``."""
+    """``value`` as a NumPy array of real numbers.
+
+    Raises
+    ------
+    TypeError
+        A masked array (its mask would be dropped), or data that is not real
+        numbers; the message names ``name``.
+    ValueError
+        A ragged nested sequence, as NumPy raises.
+    """
+    if isinstance(value, np.ma.MaskedArray):
+        raise TypeError(
+            f"{name} is a masked array: gpuvec does not support masks and would drop it; "
+            f"pass {name}.filled(fill_value) to compute on every element, or "
+            f"{name}.compressed() for the unmasked ones only"
+        )
     try:
         array = np.asarray(value)
-    except (TypeError, ValueError) as exc:
+    except ValueError as exc:  # a ragged list: NumPy's ValueError, naming the argument
+        raise ValueError(f"{name} cannot be turned into an array: {exc}") from None
+    except TypeError as exc:
         raise TypeError(f"{name} cannot be turned into a numeric array: {exc}") from None
     if array.dtype.kind not in "biuf":
         raise TypeError(

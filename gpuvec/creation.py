@@ -32,7 +32,10 @@ __all__ = [
 def _shape_arg(shape) -> tuple[int, ...]:
     if isinstance(shape, numbers.Integral):
         shape = (shape,)
-    shape = tuple(operator.index(n) for n in shape)
+    try:
+        shape = tuple(operator.index(n) for n in shape)
+    except TypeError:
+        raise TypeError(f"shape must be an int or a tuple of ints, got {shape!r}") from None
     if any(n < 0 for n in shape):
         raise ValueError(f"negative dimensions are not allowed: {shape}")
     return shape

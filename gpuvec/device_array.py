@@ -34,6 +34,10 @@ def _c_strides(shape, itemsize) -> tuple[int, ...]:
     return tuple(reversed(strides))
 
 
+# dtype kinds of text, which NumPy parses into numbers on assignment.
+_TEXT_KINDS = ("U", "S")
+
+
 class DeviceArray(_core.ArrayFields):
     """An N-d float32 or float64 array in device memory.
 
@@ -186,12 +190,18 @@ class DeviceArray(_core.ArrayFields):
 
     def __getitem__(self, key) -> DeviceArray:
         key = key if isinstance(key, tuple) else (key,)
-        if not all(isinstance(k, _BASIC_INDEX) for k in key) or any(
-            isinstance(k, (bool, np.bool_)) for k in key
-        ):
-            raise TypeError(
-                f"DeviceArray supports basic indexing only (ints, slices, ..., None); got {key!r}"
-            )
+        for k in key:
+            if isinstance(k, (bool, np.bool_, list, np.ndarray, DeviceArray)):
+                raise TypeError(
+                    "DeviceArray supports basic indexing only (ints, slices, ..., None); "
+                    f"got {key!r}: index a NumPy copy (d.to_host()) for masks and index arrays"
+                )
+            if not isinstance(k, _BASIC_INDEX):
+                # NumPy's IndexError for the same index (a float, a string, ...).
+                raise IndexError(
+                    "only integers, slices (`:`), ellipsis (`...`) and numpy.newaxis (`None`) "
+                    f"are valid indices of a DeviceArray; got {k!r}"
+                )
         if Ellipsis not in key:
             key = (*key, Ellipsis)  # keeps an all-int index a 0-d view rather than a scalar
         if self._host is not None:
@@ -208,6 +218,12 @@ class DeviceArray(_core.ArrayFields):
         target = self[key]
         if target._readonly:
             raise ValueError("assignment destination is read-only")
+        text = isinstance(value, (str, bytes)) or (
+            isinstance(value, np.ndarray) and value.dtype.kind in _TEXT_KINDS
+        )
+        if text:
+            # As NumPy does: "1.5" is converted, "x" raises NumPy's ValueError.
+            value = np.asarray(value, dtype=self._dtype)
         # Host data is copied over through the pinned staging buffers, broadcast.
         _core.copy_into(target, value)
 

@@ -311,7 +311,7 @@ def test_bad_axis(backend, name):
     ):  # AxisError is a ValueError...
         call(name, x, -3)
     with pytest.raises(IndexError, match="out of bounds"):  # ...and an IndexError, as in NumPy
-        call(name, np.float64(1.0), 0)
+        call(name, np.float64(1.0), 1)
     with pytest.raises(TypeError, match="'float' object cannot be interpreted as an integer"):
         call(name, x, 1.0)
     if name in INDEX_OPS:

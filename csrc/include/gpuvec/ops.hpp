@@ -63,13 +63,14 @@ struct Subtract { template <class T> GPUVEC_HD T operator()(T a, T b) const { re
 struct Multiply { template <class T> GPUVEC_HD T operator()(T a, T b) const { return a * b; } };
 struct Divide { template <class T> GPUVEC_HD T operator()(T a, T b) const { return a / b; } };
 struct Power { template <class T> GPUVEC_HD T operator()(T a, T b) const { return math::pow(a, b); } };
-struct Maximum { template <class T> GPUVEC_HD T operator()(T a, T b) const { return (a >= b || a != a) ? a : b; } };
-struct Minimum { template <class T> GPUVEC_HD T operator()(T a, T b) const { return (a <= b || a != a) ? a : b; } };
+struct Maximum { template <class T> GPUVEC_HD T operator()(T a, T b) const { return (a > b || a != a) ? a : b; } };
+struct Minimum { template <class T> GPUVEC_HD T operator()(T a, T b) const { return (a < b || a != a) ? a : b; } };
 struct Hypot { template <class T> GPUVEC_HD T operator()(T a, T b) const { return math::hypot(a, b); } };
 struct Atan2 { template <class T> GPUVEC_HD T operator()(T a, T b) const { return math::atan2(a, b); } };
 // clang-format on
-// Maximum and Minimum return a NaN operand, as NumPy does; fmax and fmin
-// would return the other operand instead.
+// Maximum and Minimum return a NaN operand, as NumPy does (fmax and fmin
+// would return the other operand instead), and of two equal operands the
+// second, as NumPy does: maximum(-0.0, 0.0) is 0.0, maximum(0.0, -0.0) is -0.0.
 
 // The unary family: out = f(x).
 // clang-format off

@@ -1,0 +1,146 @@
+"""NumPy's behaviour where a user could notice a difference: masks never
+dropped, NumPy's exception classes for the same mistakes, out= casting,
+the sign of zero, and reductions of 0-d arrays."""
+
+import numpy as np
+import pytest
+
+import gpuvec
+
+
+def on(backend_side, x):
+    """x as the test's side sees it: a NumPy array, or a DeviceArray."""
+    return gpuvec.to_device(x) if backend_side == "device" else x
+
+
+SIDES = ["host", "device"]
+
+
+# --- masked arrays: never a silently dropped mask ---------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda m: gpuvec.sum(m),
+        lambda m: gpuvec.add(m, 1.0),
+        lambda m: gpuvec.sqrt(m),
+        lambda m: gpuvec.mean(m, axis=0),
+        lambda m: gpuvec.to_device(m),
+        lambda m: gpuvec.asarray(m),
+        lambda m: gpuvec.where(np.ones(3, bool), m, 0.0),
+    ],
+)
+def test_masked_arrays_are_refused(backend, call):
+    masked = np.ma.array([1.0, 2.0, 3.0], mask=[0, 1, 0])
+    with pytest.raises(TypeError, match=r"masked array.*\.filled\(.*\.compressed\(\)"):
+        call(masked)
+
+
+def test_a_masked_array_as_out_or_assigned_is_refused(backend):
+    d = gpuvec.zeros(3)
+    with pytest.raises(TypeError, match="masked array"):
+        d[...] = np.ma.array([1.0, 2.0, 3.0], mask=[0, 1, 0])
+    assert float(gpuvec.sum(d)) == 0.0  # nothing written
+
+
+def test_np_matrix_keeps_working(backend):
+    m = np.matrix([[1.0, 2.0], [3.0, 4.0]])
+    np.testing.assert_array_equal(gpuvec.add(m, 1.0), np.asarray(m) + 1.0)
+    assert gpuvec.sum(m) == 10.0
+
+
+# --- NumPy's exception classes --------------------------------------------------------------
+
+
+def test_ragged_lists_raise_value_error(backend):
+    with pytest.raises(ValueError, match="a cannot be turned into an array"):
+        gpuvec.add([[1.0, 2.0], [3.0]], 1.0)
+    with pytest.raises(ValueError, match="inhomogeneous"):  # NumPy's class for the same list
+        np.add([[1.0, 2.0], [3.0]], 1.0)
+
+
+@pytest.mark.parametrize("side", SIDES)
+def test_out_casts_same_kind_as_numpy(backend, rng, side):
+    x = rng.standard_normal(1001)
+    out = on(side, np.full(1001, np.nan, np.float32))
+    result = gpuvec.multiply(on(side, x), 3.0, out=out)
+    assert result is out
+    expected = np.multiply(x, 3.0, out=np.empty(1001, np.float32))
+    got = out.to_host() if side == "device" else out
+    np.testing.assert_array_equal(got, expected)
+
+
+def test_out_that_cannot_hold_the_result_is_a_type_error(backend):
+    a = np.ones(4)
+    for dtype in (np.int64, np.int32, bool):
+        with pytest.raises(TypeError, match="casting rule 'same_kind'"):
+            gpuvec.add(a, a, out=np.zeros(4, dtype))
+        with pytest.raises(TypeError):
+            np.add(a, a, out=np.zeros(4, dtype))
+
+
+def test_in_place_add_of_float64_into_float32_casts(backend, rng):
+    x32 = rng.standard_normal(257).astype(np.float32)
+    x64 = rng.standard_normal(257)
+    d32, d64 = gpuvec.to_device(x32), gpuvec.to_device(x64)
+    d32 += d64
+    x32 += x64
+    assert d32.dtype == np.float32
+    np.testing.assert_array_equal(d32.to_host(), x32)
+
+
+def test_index_and_assignment_errors(backend):
+    d = gpuvec.to_device(np.arange(5.0))
+    with pytest.raises(IndexError, match="valid indices"):
+        d[1.5]
+    with pytest.raises(IndexError):  # NumPy's class for the same index
+        np.arange(5.0)[1.5]
+    with pytest.raises(ValueError, match="could not convert string to float: 'x'"):
+        d[0] = "x"
+    d[1] = "2.5"  # NumPy parses numeric text
+    assert d.to_host()[1] == 2.5
+
+
+def test_argument_errors_name_the_argument(backend):
+    with pytest.raises(TypeError, match=r"shape must be an int or a tuple of ints, got 3\.5"):
+        gpuvec.zeros(3.5)
+    with pytest.raises(ValueError, match="threads_per_block"):
+        gpuvec.add(np.ones(3), 1.0, threads_per_block=2**70)
+
+
+def test_huge_python_ints_compute_in_float64(backend):
+    assert gpuvec.add(2**70, 1.0) == np.add(float(2**70), 1.0)
+
+
+# --- the sign of zero, and 0-d reductions ---------------------------------------------------
+
+
+@pytest.mark.parametrize("side", SIDES)
+@pytest.mark.parametrize("name", ["maximum", "minimum"])
+def test_maximum_and_minimum_of_signed_zeros_as_numpy(backend, side, name):
+    a = np.array([-0.0, 0.0, -0.0, 0.0, np.nan, 1.0])
+    b = np.array([0.0, -0.0, -0.0, 0.0, 1.0, np.nan])
+    got = getattr(gpuvec, name)(on(side, a), on(side, b))
+    got = got.to_host() if side == "device" else got
+    expected = getattr(np, name)(a, b)
+    np.testing.assert_array_equal(got, expected)  # NaN where NumPy's is NaN
+    np.testing.assert_array_equal(np.signbit(got), np.signbit(expected))
+
+
+@pytest.mark.parametrize("side", SIDES)
+@pytest.mark.parametrize("axis", [0, -1, (0,), 1])
+@pytest.mark.parametrize("name", ["sum", "max", "prod", "argmax", "nansum", "mean", "std"])
+def test_reductions_of_a_0d_array_follow_numpys_axis_rules(backend, side, axis, name):
+    # NumPy's ufunc reductions take an int axis of 0 or -1 on a 0-d array;
+    # mean and std, and every tuple axis, raise AxisError.
+    x = np.array(2.5)
+    try:
+        expected = getattr(np, name)(x, axis=axis)
+    except (np.exceptions.AxisError, TypeError) as error:
+        with pytest.raises(type(error)):
+            getattr(gpuvec, name)(on(side, x), axis=axis)
+        return
+    got = getattr(gpuvec, name)(on(side, x), axis=axis)
+    got = got.to_host() if side == "device" and hasattr(got, "to_host") else got
+    np.testing.assert_array_equal(got, expected)
