@@ -409,7 +409,8 @@ def elementwise(int op, tuple args, tuple names, out=None, dtype=None, threads_p
     launch.backend = <gpuvec_backend>_backend_code
     result = out
     if out is None:
-        result = cnp.PyArray_EMPTY(ndim, <cnp.npy_intp*>shape, _npy_type(code), 0)
+        result = cnp.PyArray_EMPTY(ndim, <cnp.npy_intp*>shape, _npy_type(code),
+                                   _fortran_result(ops, ndim, shape))
     if size:
         _describe_result(&result_desc, result, ndim, shape, code)
         with nogil:
@@ -423,6 +424,55 @@ def elementwise(int op, tuple args, tuple names, out=None, dtype=None, threads_p
     if out is None and ndim == 0:
         return result[()]
     return result
+
+
+cdef bint _fortran_result(Operands ops, int ndim, const int64_t* shape) noexcept:
+    """Whether a new NumPy result is laid out in Fortran order, as NumPy's
+    order='K' does: when the array operands walk their memory in Fortran
+    order (strides growing with the dimension) and none in C order. Writing
+    in the inputs' order keeps every walk sequential."""
+    cdef int k, order
+    cdef bint fortran = False
+    if ndim < 2:
+        return False
+    for k in range(ops.count):
+        if ops.kinds[k] == _SCALAR:
+            continue
+        order = _stride_order(&ops.arrays[k], ndim, shape)
+        if order == _C_ORDER:
+            return False
+        if order == _FORTRAN_ORDER:
+            fortran = True
+    return fortran
+
+
+cdef enum:
+    _NO_ORDER = 0  # broadcast, or strides in no order
+    _C_ORDER = 1
+    _FORTRAN_ORDER = 2
+
+
+cdef int _stride_order(const gpuvec_array* a, int ndim, const int64_t* shape) noexcept:
+    """The order in which `a` (broadcast to `shape`) walks its memory."""
+    cdef int d, last = -1
+    cdef bint growing = True, shrinking = True
+    cdef int64_t previous = 0, step
+    for d in range(ndim):
+        if shape[d] == 1:
+            continue
+        step = a.strides[d] if a.strides[d] >= 0 else -a.strides[d]
+        if step == 0:
+            return _NO_ORDER
+        if last >= 0:
+            growing = growing and step > previous
+            shrinking = shrinking and step < previous
+        previous = step
+        last = d
+    if growing and not shrinking:
+        return _FORTRAN_ORDER
+    if shrinking and not growing:
+        return _C_ORDER
+    return _NO_ORDER  # one dimension of more than one element: either order is the same
 
 
 cdef inline int _npy_type(gpuvec_dtype dtype) noexcept:

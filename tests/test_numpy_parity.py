@@ -144,3 +144,26 @@ def test_reductions_of_a_0d_array_follow_numpys_axis_rules(backend, side, axis, 
     got = getattr(gpuvec, name)(on(side, x), axis=axis)
     got = got.to_host() if side == "device" and hasattr(got, "to_host") else got
     np.testing.assert_array_equal(got, expected)
+
+
+# --- the layout of results: NumPy's order='K' -----------------------------------------------
+
+LAYOUT_CASES = {
+    "fortran": lambda f, c: (f, 1.0),
+    "c": lambda f, c: (c, 1.0),
+    "fortran-step": lambda f, c: (f[::2], f[::2]),
+    "transposed": lambda f, c: (f.T, 2.0),
+    "fortran-and-column": lambda f, c: (f, f[:, :1]),
+    "fortran-and-c": lambda f, c: (f, c),
+    "c-and-fortran": lambda f, c: (c, f),
+}
+
+
+@pytest.mark.parametrize("case", LAYOUT_CASES)
+def test_numpy_results_take_the_inputs_order(backend, rng, case):
+    c = rng.standard_normal((37, 41, 3))
+    f = np.asfortranarray(c)
+    a, b = LAYOUT_CASES[case](f, c)
+    got, expected = gpuvec.add(a, b), np.add(a, b)
+    assert got.strides == expected.strides
+    np.testing.assert_array_equal(got, expected)
