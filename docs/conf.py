@@ -1,8 +1,9 @@
 """Sphinx configuration of gpuvec's documentation.
 
 Build it with ``sphinx-build -W -b html docs docs/_build/html`` after
-installing gpuvec and the ``docs`` dependency group. It documents the
-installed gpuvec, and executes the tutorial notebooks while building.
+``python3 -m pip install ".[docs]"`` (gpuvec and the ``docs`` extra). It
+documents the installed gpuvec, and executes the tutorial notebooks while
+building.
 
 Three pieces are generated at build time, so that they cannot go stale:
 

@@ -7,7 +7,9 @@ environment overrides it, and :func:`set_backend` changes it at run time.
 from __future__ import annotations
 
 import functools
+import importlib
 import os
+import sys
 import warnings
 
 from gpuvec import _core
@@ -16,6 +18,13 @@ from gpuvec._errors import CudaError, HostFallbackWarning
 BACKENDS = ("cuda", "host")
 _CODES = {"cuda": _core.BACKEND_CUDA, "host": _core.BACKEND_HOST}
 _NAMES = {code: name for name, code in _CODES.items()}
+
+# Frames between the user's `import gpuvec` and the warning at import: gpuvec's
+# own, the import system's (frozen, or importlib's files where Python runs
+# them unfrozen) and runpy's (`python3 -m`).
+_PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
+_IMPORTLIB_DIR = os.path.dirname(os.path.abspath(importlib.__file__)) + os.sep
+_RUNPY = os.path.join(os.path.dirname(_IMPORTLIB_DIR.rstrip(os.sep)), "runpy.py")
 
 
 @functools.cache
@@ -97,6 +106,37 @@ def set_backend(name: str) -> str:
     return previous
 
 
+def _is_import_machinery(filename: str) -> bool:
+    return filename.startswith(("<frozen ", _PACKAGE_DIR, _IMPORTLIB_DIR)) or filename == _RUNPY
+
+
+def _skipped_by_warnings(filename: str) -> bool:
+    # The frames that warnings.warn itself leaves out when it counts stacklevel
+    # (CPython's warnings module, in C and in Python, since 3.3).
+    return "importlib" in filename and "_bootstrap" in filename
+
+
+def _importer_stacklevel() -> int:
+    """The ``stacklevel`` that makes a warning name the line of code importing gpuvec.
+
+    For a ``warnings.warn`` in the function calling this one, while gpuvec is
+    being imported: the first frame that is none of gpuvec's and not the
+    import system's, so the warning names the user's ``import gpuvec`` (in a
+    script, a module or a notebook cell), wherever the import came from. Where
+    there is none (``python3 -m gpuvec``): the line of gpuvec's ``__init__``
+    that picks the backend.
+    """
+    frame = sys._getframe(1)  # the function that warns: stacklevel 1
+    level = 1
+    while (frame := frame.f_back) is not None:
+        filename = frame.f_code.co_filename
+        if not _skipped_by_warnings(filename):
+            level += 1
+        if not _is_import_machinery(filename):
+            return level
+    return 2
+
+
 def choose_at_import() -> None:
     """Applies GPUVEC_BACKEND, or picks automatically and warns once on fallback."""
     requested = os.environ.get("GPUVEC_BACKEND", "auto").strip().lower() or "auto"
@@ -110,7 +150,7 @@ def choose_at_import() -> None:
             f"gpuvec runs on the host backend: {_cuda_unusable_reason()}. Results are the "
             "same, only slower; set GPUVEC_BACKEND=host to silence this warning.",
             HostFallbackWarning,
-            stacklevel=3,
+            stacklevel=_importer_stacklevel(),
         )
 
 

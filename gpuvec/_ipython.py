@@ -54,8 +54,15 @@ class Info:
         if not self.devices:
             rows.append(("why not CUDA", _cuda_unusable_reason() or "the host backend was chosen"))
         m = self.memory
-        rows.append(("memory in use / cached", f"{m['in_use']:,} / {m['cached']:,} bytes"))
-        rows.append(("device free / total", f"{m['device_free']:,} / {m['device_total']:,} bytes"))
+        if self.backend == "cuda":
+            rows.append(("memory in use / cached", f"{m['in_use']:,} / {m['cached']:,} bytes"))
+            free_total = "device free / total"
+        else:
+            # gpuvec.memory_info() on the host backend: no pool (NumPy allocates),
+            # and the "device" figures are the host's RAM.
+            rows.append(("memory in use / cached", "none: NumPy allocates on the host backend"))
+            free_total = "host RAM free / total"
+        rows.append((free_total, f"{m['device_free']:,} / {m['device_total']:,} bytes"))
         k = self.kernels
         rows.append(("kernel cache", str(self.kernel_folder)))
         rows.append(

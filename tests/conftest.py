@@ -16,6 +16,7 @@ sys.path[:] = [p for p in sys.path if os.path.abspath(p or os.curdir) != _ROOT]
 with warnings.catch_warnings():
     warnings.simplefilter("ignore", UserWarning)  # the host-fallback warning is tested apart
     import gpuvec
+    from gpuvec._backend import _cuda_unusable_reason
 
 # Hypothesis profiles (tests/test_properties.py): "ci" by default, a few
 # examples per property; HYPOTHESIS_PROFILE=gpu for a long run on a GPU machine.
@@ -30,18 +31,42 @@ else:
 
 BACKENDS = ["host", "cuda"]
 
+# The start of the reason of every skip for want of CUDA (skip_without_cuda).
+NO_CUDA = "needs a usable CUDA device: "
+
+
+def skip_without_cuda() -> None:
+    """Skips the running test where the CUDA backend cannot run, saying why."""
+    if not gpuvec.is_available():
+        pytest.skip(NO_CUDA + _cuda_unusable_reason())
+
 
 @pytest.fixture(params=BACKENDS)
 def backend(request):
     """Runs the test once per backend; the CUDA run skips where CUDA cannot run."""
     name = request.param
-    if name == "cuda" and not gpuvec.is_available():
-        from gpuvec._backend import _cuda_unusable_reason
-
-        pytest.skip(f"CUDA backend unavailable: {_cuda_unusable_reason()}")
+    if name == "cuda":
+        skip_without_cuda()
     previous = gpuvec.set_backend(name)
     yield name
     gpuvec.set_backend(previous)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item, call):
+    """Gives every skip for want of CUDA one location, this file's skip_without_cuda.
+
+    pytest's summary (``-ra``) folds skips of the same location and reason into
+    one line with their count. A skip in a fixture is reported at its test's
+    location, which on a machine without a GPU made thousands of lines, one per
+    test function, all with the same reason. Each test still reports as skipped.
+    """
+    report = yield
+    if report.skipped and isinstance(report.longrepr, tuple):
+        _, _, reason = report.longrepr
+        if str(reason).removeprefix("Skipped: ").startswith(NO_CUDA):
+            report.longrepr = (__file__, skip_without_cuda.__code__.co_firstlineno, reason)
+    return report
 
 
 @pytest.fixture

@@ -88,6 +88,62 @@ def test_auto_fallback_warns_once_with_the_reason():
     assert "host backend" in message
 
 
+@pytest.mark.parametrize(
+    "importing",
+    ["import gpuvec", "import gpuvec.kernels", "importlib.import_module('gpuvec')"],
+)
+def test_fallback_warning_names_the_users_import_line(tmp_path, importing):
+    # The user's script, run as a file: the warning must point at its import
+    # line, not at the import system (<frozen importlib._bootstrap>, runpy,
+    # importlib/__init__.py) or at gpuvec's own files.
+    script = tmp_path / "analysis.py"
+    script.write_text(
+        "import importlib\n"
+        "import numpy\n"
+        f"{importing}\n"
+        "import gpuvec.kernels\n"
+        "gpuvec.add(numpy.ones(3), 1.0)\n"
+    )
+    # No visible device: CUDA is unusable, so gpuvec falls back, on any machine.
+    env = {**os.environ, "CUDA_VISIBLE_DEVICES": "", "GPUVEC_BACKEND": "auto"}
+    result = subprocess.run(
+        [sys.executable, "-W", "always", str(script)],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=tmp_path,
+        timeout=120,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    # Once per process, even where every warning is shown ("-W always"): it is
+    # given at import, and Python imports gpuvec once.
+    assert result.stderr.count("HostFallbackWarning") == 1, result.stderr
+    first, source = result.stderr.splitlines()[:2]
+    assert first.startswith(f"{script}:3: HostFallbackWarning: "), result.stderr
+    assert source.strip() == importing
+
+
+def test_fallback_warning_under_python_m_names_gpuvec_not_runpy(tmp_path):
+    # `python3 -m gpuvec.bench` has no line of the user's that imports gpuvec:
+    # the warning names gpuvec's line that picks the backend, not <frozen runpy>.
+    env = {**os.environ, "CUDA_VISIBLE_DEVICES": "", "GPUVEC_BACKEND": "auto"}
+    result = subprocess.run(
+        [sys.executable, "-W", "always", "-m", "gpuvec.bench", "--help"],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=tmp_path,
+        timeout=120,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    warning = result.stderr.splitlines()[0]
+    init = os.path.join(os.path.dirname(gpuvec.__file__), "__init__.py")
+    assert warning.startswith(f"{init}:"), result.stderr
+    assert ": HostFallbackWarning: " in warning
+
+
 def test_asking_for_cuda_without_it_is_a_cuda_error():
     if gpuvec.is_available():
         pytest.skip("CUDA is usable here")

@@ -46,8 +46,7 @@ def html(tmp_path_factory):
     for module in ["sphinx", "myst_nb", "numpydoc"]:
         if importlib.util.find_spec(module) is None:
             pytest.skip(
-                f"building the docs needs {module}: "
-                "`python3 -m pip install --group docs` installs it"
+                f'building the docs needs {module}: `python3 -m pip install ".[docs]"` installs it'
             )
     if importlib.util.find_spec("ipykernel") is None:
         pytest.skip("the docs execute notebooks, which needs ipykernel in this environment")

@@ -27,6 +27,17 @@ def test_gpuvec_info(ip, backend):
     assert "memory in use" in page
     for d in gpuvec.devices():
         assert d["name"] in text
+    # Each memory row says whose memory it counts: on the host backend,
+    # gpuvec.memory_info() reports the host's RAM, not a device's.
+    memory = gpuvec.memory_info()
+    free_total = f"{memory['device_total']:,} bytes"
+    (row,) = [line for line in text.splitlines() if line.endswith(free_total)]
+    if backend == "host":
+        assert row.startswith("host RAM free / total"), text
+        assert "device free" not in text
+        assert "NumPy allocates" in text
+    else:
+        assert row.startswith("device free / total"), text
 
 
 def test_gpuvec_timeit_times_the_cell_and_runs_it(ip, capsys):

@@ -1,7 +1,10 @@
-"""The README's Python examples run as written, in order, on every backend.
+"""The Python examples of the README and of ``docs/*.md`` run as written, on every backend.
 
-The examples that use a peer library (PyTorch, CuPy) run in a test of their
-own, which skips where the peer is not installed; the others always run.
+The blocks of a page run in order, in one namespace, as a reader runs them
+top to bottom; each page starts afresh, so its blocks must define what they
+use. The README's examples that use a peer library (PyTorch, CuPy) run in a
+test of their own; a docs page that uses one skips where it is missing,
+saying which. Tracebacks name the page and its line.
 """
 
 import importlib.util
@@ -11,26 +14,46 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-README = Path(__file__).resolve().parent.parent / "README.md"
-BLOCKS = re.findall(r"```python\n(.*?)```", README.read_text(), re.S)
+ROOT = Path(__file__).resolve().parent.parent
+README = ROOT / "README.md"
+DOCS = sorted((ROOT / "docs").glob("*.md"))
 PEERS = ("torch", "cupy")
+
+
+def python_blocks(page: Path) -> list[tuple[int, str]]:
+    """The page's ```python blocks, each with the number of the line before its first."""
+    text = page.read_text(encoding="utf-8")
+    return [
+        (text.count("\n", 0, match.start(1)), match.group(1))
+        for match in re.finditer(r"^```python\n(.*?)^```", text, re.S | re.M)
+    ]
+
+
+BLOCKS = python_blocks(README)
+DOC_PAGES = [page for page in DOCS if python_blocks(page)]
 
 
 def _peers_of(block: str) -> list[str]:
     return [peer for peer in PEERS if f"import {peer}" in block]
 
 
-def _run(blocks) -> dict:
-    namespace: dict = {}
-    for block in blocks:
-        exec(compile(block, str(README), "exec"), namespace)
+def _missing_peers(blocks) -> list[str]:
+    wanted = {peer for _, block in blocks for peer in _peers_of(block)}
+    return sorted(peer for peer in wanted if importlib.util.find_spec(peer) is None)
+
+
+def _run(page: Path, blocks) -> dict:
+    namespace: dict = {"__name__": "__main__"}
+    for offset, block in blocks:
+        # Blank lines first, so that line numbers in a traceback are the page's.
+        exec(compile("\n" * offset + block, str(page), "exec"), namespace)
     return namespace
 
 
 def test_readme_examples_run(backend):
-    plain = [block for block in BLOCKS if not _peers_of(block)]
+    plain = [(offset, block) for offset, block in BLOCKS if not _peers_of(block)]
     assert len(plain) >= 3, "the README lost its examples"
-    namespace = _run(plain)
+    namespace = _run(README, plain)
     # What the examples compute agrees with NumPy.
     a, b = namespace["a"], namespace["b"]
     np.testing.assert_allclose(namespace["c"], a + b)
@@ -42,9 +65,23 @@ def test_readme_examples_run(backend):
 
 
 def test_readme_interop_examples_run(backend):
-    wanted = {peer for block in BLOCKS for peer in _peers_of(block)}
-    missing = sorted(peer for peer in wanted if importlib.util.find_spec(peer) is None)
+    missing = _missing_peers(BLOCKS)
     if missing:
         pytest.skip(f"the README's interop example needs {', '.join(missing)}, not installed here")
-    namespace = _run(BLOCKS)
+    namespace = _run(README, BLOCKS)
     np.testing.assert_allclose(np.asarray(namespace["t"].cpu()), namespace["e"].to_host())
+
+
+def test_docs_examples_found():
+    names = [page.name for page in DOC_PAGES]
+    for name in ["index.md", "quickstart.md", "kernels.md"]:
+        assert name in names, f"no ```python block found in docs/{name}; pages with some: {names}"
+
+
+@pytest.mark.parametrize("page", DOC_PAGES, ids=[page.name for page in DOC_PAGES])
+def test_docs_examples_run(page, backend):
+    blocks = python_blocks(page)
+    missing = _missing_peers(blocks)
+    if missing:
+        pytest.skip(f"docs/{page.name}'s examples need {', '.join(missing)}, not installed here")
+    _run(page, blocks)
