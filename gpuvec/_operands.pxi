@@ -345,10 +345,18 @@ cdef int _broadcast_to(gpuvec_array* a, int ndim, const int64_t* shape) except -
 
 
 cdef int _raise_shape_mismatch(Operands ops, int first) except -1:
+    # The shapes from the descriptors: an operand's object may be a staged
+    # copy (where's condition, uploaded) that has no shape of its own.
     described = " and ".join(
-        f"{ops.names[k]} {_shape_of(ops.objects[k]) if ops.kinds[k] != _SCALAR else ()}"
-        for k in range(first, ops.count))
+        f"{ops.names[k]} {_operand_shape(ops, k)}" for k in range(first, ops.count))
     raise ValueError(f"shapes do not match: {described} cannot be broadcast together")
+
+
+cdef tuple _operand_shape(Operands ops, int k):
+    """Operand k's shape as given (before broadcasting), from its descriptor."""
+    if ops.kinds[k] == _SCALAR:
+        return ()
+    return _shape_tuple(ops.arrays[k].ndim, ops.arrays[k].shape)
 
 
 cdef tuple _shape_of(object value):

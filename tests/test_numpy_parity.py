@@ -167,3 +167,13 @@ def test_numpy_results_take_the_inputs_order(backend, rng, case):
     got, expected = gpuvec.add(a, b), np.add(a, b)
     assert got.strides == expected.strides
     np.testing.assert_array_equal(got, expected)
+
+
+def test_where_with_a_condition_of_another_shape_is_a_value_error(backend):
+    # Found by tests/test_fuzz_numpy.py: on the cuda backend the host condition,
+    # once uploaded, had no shape to name in the message (an AttributeError).
+    d = gpuvec.to_device(np.ones(15, np.float32))
+    with pytest.raises(ValueError, match=r"cond \(0,\) and a \(15,\) and b \(15,\)"):
+        gpuvec.where(np.zeros(0, bool), d, d)
+    with pytest.raises(ValueError, match="could not be broadcast"):
+        np.where(np.zeros(0, bool), np.ones(15), np.ones(15))
