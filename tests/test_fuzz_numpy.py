@@ -193,6 +193,9 @@ KNOWN_DISCREPANCIES = {
 # -- data -----------------------------------------------------------------------------------------
 
 FLOATS = [np.float32, np.float64]
+# The largest result an op may make: broadcasting (a[..., None] * b) multiplies
+# sizes, and the results are operands of the steps that follow.
+MAX_RESULT = 20_000
 # Host data: gpuvec takes any real dtype (ints and bools compute in float64).
 HOST_DTYPES = [np.float64, np.float32, np.float64, np.float32, np.int64, np.int32, np.int16]
 HOST_DTYPES += [np.uint8, np.bool_, np.float16]
@@ -382,12 +385,13 @@ def cast(x, dtype):
 def reference64(name, inputs, compute):
     """The float64 reference of a math library op on inputs in ``compute``.
 
-    The inputs are broadcast to full arrays first: for a scalar exponent
-    NumPy's power takes shortcuts (0.5 is sqrt, so np.power(-inf, 0.5) is NaN)
-    that its elementwise path, C's pow and gpuvec do not take (inf)."""
+    The inputs are copied into full arrays first: for a scalar (or a
+    broadcast) exponent NumPy's power takes shortcuts (0.5 is sqrt, so
+    np.power(-inf, 0.5) is NaN) that its elementwise path, C's pow and
+    gpuvec do not take (inf)."""
     arrays = np.broadcast_arrays(*[np.asarray(i, compute).astype(np.float64) for i in inputs])
     shape = arrays[0].shape
-    return REFERENCE64[name](*[np.atleast_1d(a) for a in arrays]).reshape(shape)
+    return REFERENCE64[name](*[np.array(a, ndmin=1) for a in arrays]).reshape(shape)
 
 
 def public_class(error: BaseException) -> type:
@@ -747,6 +751,8 @@ class NumPyParity(RuleBasedStateMachine):
         which is returned (None after an exception or for a number)."""
         values = [x.value if isinstance(x, Pair) else x for x in operands]
         mirrors = [x.mirror if isinstance(x, Pair) else x for x in operands]
+        if math.prod(self.result_shape(*mirrors) or ()) > MAX_RESULT:
+            return None  # an outer product of outer products would grow without end
         compute = policy_dtype(*mirrors)
         # Copies taken before NumPy writes into out, which may alias an input:
         # NumPy's answer for overlapping operands is that of copies.
