@@ -108,13 +108,15 @@ cdef extern from "gpuvec/gpuvec.h" nogil:
         int arity
         int params
         const char* summary
+        int result
 
     const gpuvec_op_info* gpuvec_elementwise_ops(int* count)
     const gpuvec_op_info* gpuvec_reduce_ops(int* count)
 
     gpuvec_status gpuvec_elementwise(gpuvec_op op, const gpuvec_array* out,
                                      const gpuvec_array* inputs, int n_inputs,
-                                     const double* params, const gpuvec_launch* launch)
+                                     const double* params, gpuvec_dtype compute,
+                                     const gpuvec_launch* launch)
     gpuvec_status gpuvec_reduce(gpuvec_reduce_op op, const gpuvec_array* out,
                                 const gpuvec_array* x, const gpuvec_array* y, int reduced_ndim,
                                 gpuvec_dtype compute, double ddof, const gpuvec_launch* launch)

@@ -39,11 +39,14 @@ def register_stream_context(var, cls):
 
 
 def elementwise_ops():
-    """The elementwise rows of the op table: (code, name, arity, params, summary)."""
+    """The elementwise rows of the op table: (code, name, arity, params,
+    summary, result), result being "bool" for the truth-value ops and None
+    for those whose result has the compute dtype."""
     cdef int count = 0
     cdef const gpuvec_op_info* rows = gpuvec_elementwise_ops(&count)
     return [(rows[i].code, rows[i].name.decode(), rows[i].arity, rows[i].params,
-             rows[i].summary.decode()) for i in range(count)]
+             rows[i].summary.decode(), "bool" if rows[i].result == GPUVEC_BOOL else None)
+            for i in range(count)]
 
 
 def reduce_ops():
@@ -204,11 +207,12 @@ cdef int _describe_result(gpuvec_array* a, object result, int ndim, const int64_
 
 
 cdef int _check_out(object out, Operands ops, int ndim, const int64_t* shape,
-                    object compute) except -1:
+                    object result) except -1:
     """A user's out= must be writable, of the result's shape, and on the same
-    side (host or device) as the inputs. Returns 1 when its dtype is the other
-    float dtype: the result is then cast into it, as NumPy's same_kind casting
-    does (``d32 += d64`` stays float32)."""
+    side (host or device) as the inputs. Returns 1 when its dtype is another
+    one that NumPy's same_kind casting allows (the other float dtype, or a
+    float for a bool result): the result is then cast into it
+    (``d32 += d64`` stays float32)."""
     cdef ArrayFields f
     expected = _shape_tuple(ndim, shape)
     if isinstance(out, _DeviceArray):
@@ -225,7 +229,10 @@ cdef int _check_out(object out, Operands ops, int ndim, const int64_t* shape,
                 raise ValueError(f"the arrays are on different devices: "
                                  f"{sorted({ops.device, f._device})}")
             ops.device = f._device
-        return f._dtype != compute
+        if f._dtype is result:
+            return 0
+        _check_out_cast(result, f._dtype)
+        return 1
     if ops.device_mode:
         raise TypeError(f"out must be a DeviceArray when the inputs are on the device, "
                         f"got {type(out).__name__}")
@@ -233,16 +240,26 @@ cdef int _check_out(object out, Operands ops, int ndim, const int64_t* shape,
         raise TypeError(f"out must be a numpy.ndarray, got {type(out).__name__}")
     if out.shape != expected:
         raise ValueError(f"out has shape {out.shape}, but the result has shape {expected}")
-    if out.dtype != compute:
-        if out.dtype not in (_FLOAT32, _FLOAT64):
+    if out.dtype != result:
+        if out.dtype not in (_FLOAT32, _FLOAT64, _BOOL):
             # NumPy's UFuncTypeError, a TypeError, for the same out.
-            raise TypeError(f"cannot cast the result from dtype('{compute}') to out's "
+            raise TypeError(f"cannot cast the result from dtype('{result}') to out's "
                             f"dtype('{out.dtype}') with casting rule 'same_kind'")
+        _check_out_cast(result, out.dtype)
         return 1
     if not out.flags.writeable:
         raise ValueError("out is read-only")
     if not _whole_elements(<cnp.ndarray>out):
         raise ValueError("out has byte strides that are not whole elements")
+    return 0
+
+
+cdef int _check_out_cast(object result, object out_dtype) except -1:
+    """NumPy's same_kind rule for an out of another dtype: a float result
+    does not go into a bool out (NumPy's UFuncTypeError, a TypeError)."""
+    if not np.can_cast(result, out_dtype, casting="same_kind"):
+        raise TypeError(f"cannot cast the result from dtype('{result}') to out's "
+                        f"dtype('{out_dtype}') with casting rule 'same_kind'")
     return 0
 
 
@@ -303,7 +320,7 @@ cdef int _device_scalars(Operands ops, object stream) except -1:
     return 0
 
 
-cdef object _new_result(Operands ops, int ndim, const int64_t* shape, object compute,
+cdef object _new_result(Operands ops, int ndim, const int64_t* shape, object dtype,
                         object stream):
     """The result of an elementwise op on device data. An operand that is
     C-contiguous, of the result's shape and dtype lends its shape and strides
@@ -313,11 +330,11 @@ cdef object _new_result(Operands ops, int ndim, const int64_t* shape, object com
     for k in range(ops.count):
         if ops.kinds[k] == _DEVICE and type(ops.objects[k]) is _DeviceArray:
             f = <ArrayFields>ops.objects[k]
-            if (f._contiguous and f._dtype is compute and len(f._shape) == ndim
+            if (f._contiguous and f._dtype is dtype and len(f._shape) == ndim
                     and _same_extents(ops, k, ndim, shape)):
-                return _new_device_array(f._shape, compute, ops.device, stream,
+                return _new_device_array(f._shape, dtype, ops.device, stream,
                                          ops.host_backed, False, f._strides)
-    return _new_device_array(_shape_tuple(ndim, shape), compute, ops.device, stream,
+    return _new_device_array(_shape_tuple(ndim, shape), dtype, ops.device, stream,
                              ops.host_backed)
 
 
@@ -342,7 +359,8 @@ def elementwise(int op, tuple args, tuple names, out=None, dtype=None, threads_p
     NumPy array otherwise; a NumPy scalar when every argument is a scalar, as
     from NumPy's ufuncs. `params` are the op's numbers (alpha, beta);
     `extra_dtypes` take part in the dtype policy without being operands.
-    `where`'s condition (its first argument) is a bool array.
+    `where`'s condition (its first argument) is a bool array. The
+    truth-value ops (comparisons, logical ops, tests) return bool arrays.
     """
     cdef Operands ops = Operands()
     cdef int64_t shape[GPUVEC_MAX_NDIM]
@@ -353,6 +371,7 @@ def elementwise(int op, tuple args, tuple names, out=None, dtype=None, threads_p
     cdef int k, ndim, first = 0
     cdef Py_ssize_t size = 1
     cdef int previous
+    cdef bint truth = 0 <= op < _MAX_OPS and _truth_result[op]
     for k in range(len(args)):
         if op == _WHERE and k == 0:
             _add_condition(ops, args[0], names[0])
@@ -368,8 +387,11 @@ def elementwise(int op, tuple args, tuple names, out=None, dtype=None, threads_p
     _check_placement(ops, first)
     if extra_dtypes:
         compute = _dtypes.result_dtype(*ops.objects[first:], *extra_dtypes, dtype=dtype)
+    elif truth or op == _WHERE:
+        compute = _truth_compute_dtype(ops, dtype, first)
     else:
         compute = _compute_dtype(ops, dtype, first)
+    result_dtype = _BOOL if truth else compute
     _convert_host_inputs(ops, compute, first)
     if first and ops.device_mode and ops.kinds[0] == _HOST:
         _upload_condition(ops)
@@ -379,24 +401,26 @@ def elementwise(int op, tuple args, tuple names, out=None, dtype=None, threads_p
     if ops.device_mode and not ops.host_backed:
         _device_scalars(ops, stream)
     ndim = _broadcast(ops, 0, shape)
-    target = None  # an out of the other float dtype: the result is cast into it
-    if out is not None and _check_out(out, ops, ndim, shape, compute):
+    target = None  # an out of another dtype: the result is cast into it
+    if out is not None and _check_out(out, ops, ndim, shape, result_dtype):
         target, out = out, None
     for k in range(ndim):
         size *= shape[k]
     cdef gpuvec_dtype code = _code_of(compute)
+    cdef gpuvec_dtype result_code = GPUVEC_BOOL if truth else code
     if ops.device_mode:
         launch.backend = GPUVEC_BACKEND_HOST if ops.host_backed else GPUVEC_BACKEND_CUDA
         if ops.device < 0 and not ops.host_backed:
             ops.device = _current_device()
         previous = _make_current(ops.device if not ops.host_backed else -1)
         try:
-            result = out if out is not None else _new_result(ops, ndim, shape, compute, stream)
+            result = out if out is not None else _new_result(ops, ndim, shape, result_dtype,
+                                                             stream)
             if size:
-                _describe_result(&result_desc, result, ndim, shape, code)
+                _describe_result(&result_desc, result, ndim, shape, result_code)
                 with nogil:
                     status = gpuvec_elementwise(op, &result_desc, ops.arrays, ops.count, values,
-                                                &launch)
+                                                code, &launch)
                 check(status)
                 _mark_stream_use(ops, result, <uintptr_t>launch.stream)
                 (<ArrayFields>result)._stream = stream  # the stream that last wrote it
@@ -409,15 +433,16 @@ def elementwise(int op, tuple args, tuple names, out=None, dtype=None, threads_p
     launch.backend = <gpuvec_backend>_backend_code
     result = out
     if out is None:
-        result = cnp.PyArray_EMPTY(ndim, <cnp.npy_intp*>shape, _npy_type(code),
+        result = cnp.PyArray_EMPTY(ndim, <cnp.npy_intp*>shape, _npy_type(result_code),
                                    _fortran_result(ops, ndim, shape))
     if size:
-        _describe_result(&result_desc, result, ndim, shape, code)
+        _describe_result(&result_desc, result, ndim, shape, result_code)
         with nogil:
-            status = gpuvec_elementwise(op, &result_desc, ops.arrays, ops.count, values, &launch)
+            status = gpuvec_elementwise(op, &result_desc, ops.arrays, ops.count, values, code,
+                                        &launch)
         check(status)
         if launch.backend == GPUVEC_BACKEND_CUDA:
-            _count_staged(ops, 0, size, code, size * _itemsize(code))
+            _count_staged(ops, 0, size, code, size * _itemsize(result_code))
     if target is not None:
         np.copyto(target, result, casting="same_kind")
         return target
@@ -479,20 +504,30 @@ cdef inline int _npy_type(gpuvec_dtype dtype) noexcept:
     """NumPy's type number of an ABI dtype."""
     if dtype == GPUVEC_FLOAT32:
         return cnp.NPY_FLOAT32
+    if dtype == GPUVEC_BOOL:
+        return cnp.NPY_BOOL
     return cnp.NPY_INT64 if dtype == GPUVEC_INT64 else cnp.NPY_FLOAT64
 
 
-cdef int _WHERE = -1  # where's and scale's op codes, read from the table at import
-cdef int _SCALE = -1
+cdef int _WHERE = -1  # where's op code, read from the table at import
+# Whether op code k's result is a bool (a truth-value op), looked up per call.
+cdef enum:
+    _MAX_OPS = 128
+cdef bint _truth_result[_MAX_OPS]
 
 
 cdef int _add_condition(Operands ops, object cond, str name) except -1:
-    """where's condition: a bool array (NumPy, or a list of bools)."""
+    """where's condition: a bool array (a DeviceArray, NumPy's, or a list of
+    bools)."""
     cdef int k = ops.count
     cdef gpuvec_array* a = &ops.arrays[k]
     if isinstance(cond, _DeviceArray) or (not isinstance(cond, np.ndarray) and _on_gpu(cond)):
-        raise TypeError(f"{name} must be a NumPy bool array (DeviceArrays hold floats): build "
-                        f"it on the host, e.g. gpuvec.asnumpy(x) > 0")
+        _add(ops, cond, name)
+        if ops.arrays[k].dtype != GPUVEC_BOOL:
+            raise TypeError(f"{name} has dtype {ops.objects[k].dtype}, but it must be a bool "
+                            f"array: compare the data ({name} > 0) or convert it "
+                            f"({name}.astype(bool))")
+        return 0
     try:
         mask = np.asarray(cond)
     except (TypeError, ValueError) as exc:
@@ -585,7 +620,7 @@ def reduce(int op, x, y=None, axis=None, bint keepdims=False, dtype=None,
         _add(ops, np.asarray(y) if _is_python_number(y) or isinstance(y, np.generic) else y, "y")
     _check_placement(ops)
     compute = _compute_dtype(ops, dtype)
-    _convert_host_inputs(ops, compute)
+    _convert_host_inputs(ops, compute, 0, False)
     if y is not None:
         xs, ys = _shape_of(ops.objects[0]), _shape_of(ops.objects[1])
         if xs != ys:
@@ -726,14 +761,7 @@ cdef int _copy(object target, object source) except -1:
     backend_device = (result_desc.memory == GPUVEC_MEMORY_DEVICE
                       or a.memory == GPUVEC_MEMORY_DEVICE)
     launch.backend = GPUVEC_BACKEND_CUDA if backend_device else GPUVEC_BACKEND_HOST
-    cdef double one = 1.0
-    if ops.kinds[0] == _SCALAR:
-        # A fill: 1.0 * value is exact for every value, NaN and infinities included.
-        with nogil:
-            status = gpuvec_elementwise(_SCALE, &result_desc, a, 1, &one, &launch)
-        check(status)
-        return 0
-    with nogil:
+    with nogil:  # a scalar source fills the target
         status = gpuvec_copy(&result_desc, a, &launch)
     check(status)
     _count_copy(a.memory, result_desc.memory, size * _itemsize(out_code))
@@ -760,8 +788,12 @@ def copy_into(target, source):
 def to_device(array, dtype=None, stream=None):
     """A new DeviceArray holding a copy of host data (anything NumPy takes)."""
     array = _dtypes.as_real_array(array, "x")
-    compute = _dtypes.result_dtype(array, dtype=dtype)
-    if array.dtype.kind not in "f" or array.dtype.itemsize not in (4, 8):
+    if array.dtype == _BOOL and dtype is None:
+        compute = _BOOL  # bool data stays bool, as NumPy's does
+    else:
+        compute = _dtypes.result_dtype(array, dtype=dtype)
+    if array.dtype != compute and (array.dtype.kind not in "f"
+                                   or array.dtype.itemsize not in (4, 8)):
         array = array.astype(compute)
     result = new_array(array.shape, compute, stream)
     if (<ArrayFields>result)._host is not None:
@@ -781,10 +813,12 @@ def to_host(array):
     return result
 
 
-# The codes of the two ops this file treats apart: where's condition is a
-# bool array; scale by 1.0 fills an array with a number.
+# The codes of the ops this file treats apart: where's condition is a bool
+# array; the truth-value ops return bool arrays.
 _WHERE = [row[0] for row in elementwise_ops() if row[1] == "where"][0]
-_SCALE = [row[0] for row in elementwise_ops() if row[1] == "scale"][0]
+for _row in elementwise_ops():
+    assert _row[0] < _MAX_OPS, "the op table outgrew _MAX_OPS"
+    _truth_result[_row[0]] = _row[5] == "bool"
 # The reductions that NumPy computes as ufunc.reduce, with its axis rules.
 _UFUNC_REDUCTIONS = frozenset(
     [row[0] for row in reduce_ops()

@@ -57,6 +57,7 @@ cdef extern from *:
 DLPACK_CPU = 1
 DLPACK_CUDA = 2
 DLPACK_FLOAT = 2
+DLPACK_BOOL = 6
 
 
 cdef struct _Export:
@@ -79,10 +80,11 @@ cdef void _capsule_destructor(object capsule) noexcept:
 
 
 def to_dlpack(owner, uintptr_t address, tuple shape, tuple strides, int itemsize,
-              int device_type, int device_id):
+              int device_type, int device_id, bint is_bool=False):
     """A "dltensor" capsule viewing memory that `owner` keeps alive.
 
     `strides` count elements; `address` is that of element (0, ..., 0).
+    The elements are floats of `itemsize` bytes, or bools when `is_bool`.
     """
     cdef _Export* export = <_Export*>malloc(sizeof(_Export))
     cdef int d
@@ -92,7 +94,7 @@ def to_dlpack(owner, uintptr_t address, tuple shape, tuple strides, int itemsize
     export.managed.dl_tensor.device.device_type = device_type
     export.managed.dl_tensor.device.device_id = device_id
     export.managed.dl_tensor.ndim = len(shape)
-    export.managed.dl_tensor.dtype.code = DLPACK_FLOAT
+    export.managed.dl_tensor.dtype.code = DLPACK_BOOL if is_bool else DLPACK_FLOAT
     export.managed.dl_tensor.dtype.bits = 8 * itemsize
     export.managed.dl_tensor.dtype.lanes = 1
     for d in range(len(shape)):

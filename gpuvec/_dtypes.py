@@ -40,6 +40,8 @@ import numbers
 import numpy as np
 
 SUPPORTED_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
+# What a DeviceArray holds: the compute dtypes, and bool (comparisons, masks).
+ARRAY_DTYPES = (*SUPPORTED_DTYPES, np.dtype(np.bool_))
 
 # The precision: set_precision changes the default, for every thread;
 # ``with precision(...)`` overrides it in the current thread (or asyncio
@@ -180,6 +182,27 @@ def check_dtype(dtype) -> np.dtype | None:
         raise TypeError(f"dtype must be float32 or float64, got {dtype!r}") from None
     if dt not in SUPPORTED_DTYPES:
         raise TypeError(f"dtype must be float32 or float64, got {dt}")
+    return dt
+
+
+def check_array_dtype(dtype) -> np.dtype:
+    """The dtype of a new DeviceArray: float32, float64 or bool.
+
+    Examples
+    --------
+    >>> check_array_dtype("bool")
+    dtype('bool')
+    >>> check_array_dtype(np.int32)
+    Traceback (most recent call last):
+        ...
+    TypeError: dtype must be float32, float64 or bool, got int32
+    """
+    try:
+        dt = np.dtype(dtype)
+    except TypeError:
+        raise TypeError(f"dtype must be float32, float64 or bool, got {dtype!r}") from None
+    if dt not in ARRAY_DTYPES:
+        raise TypeError(f"dtype must be float32, float64 or bool, got {dt}")
     return dt
 
 

@@ -145,20 +145,28 @@ cdef class ResultSlot:
         with nogil:
             status = gpuvec_cuda_stream_synchronize(<gpuvec_stream>stream)
         check(status)
+        if itemsize == 1:
+            return (<unsigned char*>self.ptr)[0] != 0
         if itemsize == 4:
             return (<float*>self.ptr)[0]
         return (<double*>self.ptr)[0]
 
 
 def read_scalar(uintptr_t address, int itemsize, uintptr_t stream):
-    """The float32 (itemsize 4) or float64 value at a device address, as a Python float."""
+    """The bool (itemsize 1), float32 (4) or float64 (8) value at a device
+    address, as a Python bool or float."""
     cdef double d = 0
     cdef float f = 0
+    cdef unsigned char b = 0
     cdef gpuvec_status status
     with nogil:
-        if itemsize == 4:
+        if itemsize == 1:
+            status = gpuvec_cuda_read_scalar(<const void*>address, 1, <gpuvec_stream>stream, &b)
+        elif itemsize == 4:
             status = gpuvec_cuda_read_scalar(<const void*>address, 4, <gpuvec_stream>stream, &f)
         else:
             status = gpuvec_cuda_read_scalar(<const void*>address, 8, <gpuvec_stream>stream, &d)
     check(status)
+    if itemsize == 1:
+        return b != 0
     return f if itemsize == 4 else d

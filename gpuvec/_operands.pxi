@@ -32,6 +32,7 @@ cdef object _to_device_array = None  # gpuvec.asarray, for other libraries' GPU 
 cdef object _FLOAT32 = np.dtype(np.float32)
 cdef object _FLOAT64 = np.dtype(np.float64)
 cdef object _INT64 = np.dtype(np.int64)
+cdef object _BOOL = np.dtype(np.bool_)
 cdef object _scoped_precision = _dtypes._scoped_precision
 cdef object _default_precision = _dtypes._default_precision
 cdef object _UNSET = _dtypes._UNSET
@@ -105,11 +106,26 @@ cdef int _fill_strides(gpuvec_array* a, int ndim, const cnp.npy_intp* shape,
 
 
 cdef inline gpuvec_dtype _code_of(object dtype):
-    # A DeviceArray holds float32 or float64; NumPy's dtypes are singletons,
-    # so identity almost always answers.
-    if dtype is _FLOAT32 or dtype == _FLOAT32:
+    # A DeviceArray holds float32, float64 or bool; NumPy's dtypes are
+    # singletons, so identity almost always answers.
+    if dtype is _FLOAT32:
         return GPUVEC_FLOAT32
+    if dtype is _FLOAT64:
+        return GPUVEC_FLOAT64
+    if dtype == _FLOAT32:
+        return GPUVEC_FLOAT32
+    if dtype == _BOOL:
+        return GPUVEC_BOOL
     return GPUVEC_FLOAT64
+
+
+cdef inline object _dtype_of_code(gpuvec_dtype code):
+    """The NumPy dtype of an ABI dtype."""
+    if code == GPUVEC_FLOAT32:
+        return _FLOAT32
+    if code == GPUVEC_BOOL:
+        return _BOOL
+    return _INT64 if code == GPUVEC_INT64 else _FLOAT64
 
 
 cdef int _describe_device_array(Operands ops, int k, ArrayFields f) except -1:
@@ -121,10 +137,10 @@ cdef int _describe_device_array(Operands ops, int k, ArrayFields f) except -1:
         _describe_host_array(ops, k, f._host)
         ops.host_backed = True
     else:
-        itemsize = 4 if _code_of(f._dtype) == GPUVEC_FLOAT32 else 8
+        a.dtype = _code_of(f._dtype)
+        itemsize = _itemsize(a.dtype)
         a.data = <void*>f._address
         a.memory = GPUVEC_MEMORY_DEVICE
-        a.dtype = _code_of(f._dtype)
         a.ndim = len(f._shape)
         if a.ndim > GPUVEC_MAX_NDIM:
             raise ValueError(f"arrays of more than {GPUVEC_MAX_NDIM} dimensions are not "
@@ -142,8 +158,8 @@ cdef int _describe_device_array(Operands ops, int k, ArrayFields f) except -1:
 
 
 cdef int _describe_host_array(Operands ops, int k, cnp.ndarray array) except -1:
-    """Operand k is a float32, float64 (or, for where's condition, bool) NumPy
-    array with whole-element strides."""
+    """Operand k is a float32, float64 or bool NumPy array with whole-element
+    strides."""
     cdef gpuvec_array* a = &ops.arrays[k]
     cdef int npy_type = cnp.PyArray_TYPE(array)
     a.data = cnp.PyArray_DATA(array)
@@ -201,7 +217,10 @@ cdef int _add(Operands ops, object value, str name) except -1:
         ops.kinds[k] = _SCALAR
         a.memory = GPUVEC_MEMORY_SCALAR
         a.scalar = float(value)
-        a.dtype = GPUVEC_FLOAT32 if value.dtype == _FLOAT32 else GPUVEC_FLOAT64
+        if value.dtype.kind == "b":
+            a.dtype = GPUVEC_BOOL
+        else:
+            a.dtype = GPUVEC_FLOAT32 if value.dtype == _FLOAT32 else GPUVEC_FLOAT64
         return 0
     if isinstance(value, _DeviceArray):  # a subclass
         ops.objects.append(value)
@@ -217,15 +236,16 @@ cdef int _add(Operands ops, object value, str name) except -1:
     array = <cnp.ndarray>value
     if array.dtype.kind not in "biuf":
         _dtypes.as_real_array(array, name)  # the TypeError naming the argument
-    cdef bint floating = cnp.PyArray_TYPE(array) in (cnp.NPY_FLOAT32, cnp.NPY_FLOAT64)
-    if floating and not _whole_elements(array):
+    cdef bint direct = cnp.PyArray_TYPE(array) in (cnp.NPY_FLOAT32, cnp.NPY_FLOAT64,
+                                                   cnp.NPY_BOOL)
+    if direct and not _whole_elements(array):
         array = np.array(array, order="C")  # rare: a view with byte strides between elements
     ops.objects.append(array)
-    if floating:
+    if direct:  # read as it is: the C++ side converts a bool as it reads it
         return _describe_host_array(ops, k, array)
     ops.kinds[k] = _HOST
     a.memory = GPUVEC_MEMORY_HOST
-    a.dtype = GPUVEC_BOOL if array.dtype.kind == "b" else GPUVEC_INT64  # converted later
+    a.dtype = GPUVEC_INT64  # ints and float16, converted by NumPy once the dtype is known
     return 0
 
 
@@ -259,23 +279,44 @@ cdef object _compute_dtype(Operands ops, object dtype, int first=0):
     if chosen is not None:
         return chosen
     for k in range(first, ops.count):
-        if ops.weak[k]:
-            continue
+        if ops.weak[k] or ops.arrays[k].dtype == GPUVEC_BOOL:
+            continue  # bools never widen a float dtype: bool with float32 is float32
         if ops.arrays[k].dtype == GPUVEC_FLOAT64:
             any_float64 = any_strong = True
         elif ops.arrays[k].dtype == GPUVEC_FLOAT32:
             any_strong = True
-        else:  # ints or bools: NumPy's promotion rules decide
+        else:  # ints: NumPy's promotion rules decide
             return _dtypes.result_dtype(*ops.objects[first:])
     return _FLOAT64 if any_float64 or not any_strong else _FLOAT32
 
 
-cdef int _convert_host_inputs(Operands ops, object compute, int first=0) except -1:
-    """Host arrays of dtypes other than float32 and float64 (ints, bools,
-    float16) become arrays of the compute dtype; NumPy converts them."""
+cdef object _truth_compute_dtype(Operands ops, object dtype, int first=0):
+    """The dtype a truth-value op (a comparison, a logical op) or where
+    computes in: bool when every operand is a bool (arrays, and numbers that
+    are True or False), as in NumPy; else the float dtype of the policy."""
+    cdef int k
+    if dtype is None:
+        for k in range(first, ops.count):
+            if ops.kinds[k] == _SCALAR:
+                if not isinstance(ops.objects[k], (bool, np.bool_)):
+                    break
+            elif ops.arrays[k].dtype != GPUVEC_BOOL:
+                break
+        else:
+            return _BOOL
+    return _compute_dtype(ops, dtype, first)
+
+
+cdef int _convert_host_inputs(Operands ops, object compute, int first=0,
+                              bint keep_bool=True) except -1:
+    """Host arrays of dtypes other than float32, float64 and bool (ints,
+    float16) become arrays of the compute dtype; NumPy converts them. Bools
+    stay as they are (the C++ side converts them as it reads them) when
+    `keep_bool`."""
     cdef int k
     for k in range(first, ops.count):
-        if ops.kinds[k] == _HOST and ops.arrays[k].dtype not in (GPUVEC_FLOAT32, GPUVEC_FLOAT64):
+        if ops.kinds[k] == _HOST and ops.arrays[k].dtype not in (GPUVEC_FLOAT32, GPUVEC_FLOAT64) \
+                and not (keep_bool and ops.arrays[k].dtype == GPUVEC_BOOL):
             converted = ops.objects[k].astype(compute)
             ops.objects[k] = converted
             _describe_host_array(ops, k, converted)

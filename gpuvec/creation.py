@@ -8,7 +8,7 @@ import operator
 import numpy as np
 
 from gpuvec import _backend, _core
-from gpuvec._dtypes import check_dtype
+from gpuvec._dtypes import ARRAY_DTYPES, check_array_dtype
 from gpuvec.device_array import DeviceArray, _c_strides
 from gpuvec.streams import Stream, stream_handle
 
@@ -42,7 +42,7 @@ def _shape_arg(shape) -> tuple[int, ...]:
 
 
 def _dtype_arg(dtype) -> np.dtype:
-    return check_dtype(np.float64 if dtype is None else dtype)
+    return check_array_dtype(np.float64 if dtype is None else dtype)
 
 
 def empty(shape, dtype=np.float64, *, stream: Stream | None = None) -> DeviceArray:
@@ -65,7 +65,11 @@ def full(shape, fill_value, dtype=None, *, stream: Stream | None = None) -> Devi
     >>> import gpuvec
     >>> gpuvec.full(3, 7.5).to_host()
     array([7.5, 7.5, 7.5])
+    >>> gpuvec.full(2, True).dtype  # a bool fills a bool array, as in NumPy
+    dtype('bool')
     """
+    if dtype is None and isinstance(fill_value, (bool, np.bool_)):
+        dtype = np.bool_
     dtype = _dtype_arg(dtype)
     result = empty(shape, dtype, stream=stream)
     if result.size:
@@ -141,7 +145,7 @@ def full_like(a, fill_value, dtype=None, *, stream: Stream | None = None) -> Dev
 
 def _like_dtype(a) -> np.dtype:
     dtype = np.dtype(a.dtype)
-    return dtype if dtype in (np.float32, np.float64) else np.dtype(np.float64)
+    return dtype if dtype in (np.float32, np.float64, np.bool_) else np.dtype(np.float64)
 
 
 def to_device(x, dtype=None, *, stream: Stream | None = None) -> DeviceArray:
@@ -180,8 +184,8 @@ def to_device(x, dtype=None, *, stream: Stream | None = None) -> DeviceArray:
 def _from_cuda_array_interface(obj) -> DeviceArray:
     cai = obj.__cuda_array_interface__
     dtype = np.dtype(cai["typestr"])
-    if dtype not in (np.float32, np.float64):
-        raise TypeError(f"the array has dtype {dtype}; gpuvec works on float32 and float64")
+    if dtype not in ARRAY_DTYPES:
+        raise TypeError(f"the array has dtype {dtype}; gpuvec works on float32, float64 and bool")
     if cai.get("mask") is not None:
         raise TypeError("masked arrays are not supported")
     shape = tuple(cai["shape"])
@@ -213,9 +217,9 @@ def from_dlpack(obj) -> DeviceArray:
     """
     if _backend.backend() == "host":
         array = np.from_dlpack(obj)
-        if array.dtype not in (np.float32, np.float64):
+        if array.dtype not in ARRAY_DTYPES:
             raise TypeError(
-                f"the array has dtype {array.dtype}; gpuvec works on float32 and float64"
+                f"the array has dtype {array.dtype}; gpuvec works on float32, float64 and bool"
             )
         return DeviceArray._from_host_array(array)
     device_type, _ = obj.__dlpack_device__()
@@ -228,17 +232,24 @@ def from_dlpack(obj) -> DeviceArray:
     owner, address, shape, strides, (code, bits, lanes), (_, device_id) = (
         _core.from_dlpack_capsule(capsule)
     )
-    if code != _core.DLPACK_FLOAT or bits not in (32, 64) or lanes != 1:
+    dtype = _DLPACK_DTYPES.get((code, bits, lanes))
+    if dtype is None:
         raise TypeError(
-            f"the array's DLPack dtype (code {code}, {bits} bits) is not float32 or float64"
+            f"the array's DLPack dtype (code {code}, {bits} bits) is not float32, float64 or bool"
         )
     itemsize = bits // 8
     strides = (
         _c_strides(shape, itemsize) if strides is None else tuple(s * itemsize for s in strides)
     )
-    return DeviceArray._from_device_memory(
-        owner, address, shape, strides, np.float32 if bits == 32 else np.float64, device_id
-    )
+    return DeviceArray._from_device_memory(owner, address, shape, strides, dtype, device_id)
+
+
+# The DLPack dtypes gpuvec takes: (code, bits, lanes) -> NumPy dtype.
+_DLPACK_DTYPES = {
+    (_core.DLPACK_FLOAT, 32, 1): np.dtype(np.float32),
+    (_core.DLPACK_FLOAT, 64, 1): np.dtype(np.float64),
+    (_core.DLPACK_BOOL, 8, 1): np.dtype(np.bool_),
+}
 
 
 def asarray(obj, dtype=None) -> DeviceArray:

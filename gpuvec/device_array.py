@@ -17,7 +17,7 @@ import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
 from gpuvec import _core
-from gpuvec._dtypes import check_dtype, scalar_arg
+from gpuvec._dtypes import check_array_dtype, scalar_arg
 from gpuvec._table import ELEMENTWISE
 from gpuvec.device import Device
 
@@ -308,8 +308,8 @@ class DeviceArray(_core.ArrayFields):
         return self.astype(self._dtype)
 
     def astype(self, dtype) -> DeviceArray:
-        """A copy converted to float32 or float64."""
-        result = _core.new_array(self._shape, check_dtype(dtype), self._stream)
+        """A copy converted to float32, float64 or bool (true where nonzero)."""
+        result = _core.new_array(self._shape, check_array_dtype(dtype), self._stream)
         _core.copy_into(result, self)
         return result
 
@@ -494,16 +494,68 @@ class DeviceArray(_core.ArrayFields):
     def __ipow__(self, other):
         return _core.elementwise(_OP["power"], (self, other), _AB, self)
 
-    def _no_comparison(self, other):
-        raise TypeError(
-            "comparisons of DeviceArrays need bool arrays, which gpuvec does not have yet: "
-            "compare on the host, e.g. gpuvec.asnumpy(d) > 0"
-        )
+    # Comparisons give bool arrays, as NumPy's do. A comparison with None or a
+    # string is no elementwise question: Python's own answer (identity) stands.
 
-    __lt__ = __le__ = __gt__ = __ge__ = __eq__ = __ne__ = _no_comparison
-    # Hashed by identity, as before the comparisons were refused: a DeviceArray
-    # can still be a dict key (looked up by identity first).
+    def __eq__(self, other):
+        if other is None or isinstance(other, (str, bytes)):
+            return NotImplemented
+        return _core.elementwise(_OP["equal"], (self, other), _AB)
+
+    def __ne__(self, other):
+        if other is None or isinstance(other, (str, bytes)):
+            return NotImplemented
+        return _core.elementwise(_OP["not_equal"], (self, other), _AB)
+
+    def __lt__(self, other):
+        return _core.elementwise(_OP["less"], (self, other), _AB)
+
+    def __le__(self, other):
+        return _core.elementwise(_OP["less_equal"], (self, other), _AB)
+
+    def __gt__(self, other):
+        return _core.elementwise(_OP["greater"], (self, other), _AB)
+
+    def __ge__(self, other):
+        return _core.elementwise(_OP["greater_equal"], (self, other), _AB)
+
+    # Hashed by identity: a DeviceArray can be a dict key (looked up by
+    # identity first), although == compares elements.
     __hash__ = object.__hash__
+
+    # ~ & | ^ are NumPy's bitwise ops, which on bool arrays are the logical
+    # ones; gpuvec has no int arrays, so they take bool operands only.
+
+    def __invert__(self):
+        _check_bool_operands("~", (self,))
+        return _core.elementwise(_OP["logical_not"], (self,), _X)
+
+    def __and__(self, other):
+        return _logical("logical_and", "&", (self, other))
+
+    def __rand__(self, other):
+        return _logical("logical_and", "&", (other, self))
+
+    def __iand__(self, other):
+        return _logical("logical_and", "&=", (self, other), self)
+
+    def __or__(self, other):
+        return _logical("logical_or", "|", (self, other))
+
+    def __ror__(self, other):
+        return _logical("logical_or", "|", (other, self))
+
+    def __ior__(self, other):
+        return _logical("logical_or", "|=", (self, other), self)
+
+    def __xor__(self, other):
+        return _logical("logical_xor", "^", (self, other))
+
+    def __rxor__(self, other):
+        return _logical("logical_xor", "^", (other, self))
+
+    def __ixor__(self, other):
+        return _logical("logical_xor", "^=", (self, other), self)
 
     def dot(self, other):
         """The dot product with ``other`` (see :func:`gpuvec.dot`): a 0-d DeviceArray."""
@@ -601,6 +653,7 @@ class DeviceArray(_core.ArrayFields):
             itemsize,
             _core.DLPACK_CUDA,
             source._device,
+            self._dtype == np.bool_,
         )
 
 
@@ -613,3 +666,28 @@ _AB, _X = ("a", "b"), ("x",)
 # sits above this module): sum, mean, max, min, prod, argmax, argmin, var,
 # std and dot.
 METHODS: dict = {}
+
+
+def _is_bool_operand(value) -> bool:
+    """A bool array (DeviceArray or NumPy's) or a Python or NumPy bool."""
+    if isinstance(value, (bool, np.bool_)):
+        return True
+    dtype = getattr(value, "dtype", None)
+    return dtype is not None and np.dtype(dtype) == np.bool_
+
+
+def _check_bool_operands(symbol: str, operands) -> None:
+    """~ & | ^ take bools only: NumPy's bitwise ops are refused for floats too."""
+    for value in operands:
+        if not _is_bool_operand(value):
+            kind = getattr(value, "dtype", type(value).__name__)
+            raise TypeError(
+                f"{symbol} takes bool arrays (or True/False), got {kind}: gpuvec has no "
+                "integer bitwise ops; compare first, e.g. (d > 0) & (e < 1)"
+            )
+
+
+def _logical(name: str, symbol: str, operands, out=None):
+    """The operator `symbol` on bool operands: NumPy's logical op `name`."""
+    _check_bool_operands(symbol, operands)
+    return _core.elementwise(_OP[name], tuple(operands), _AB, out)

@@ -77,15 +77,15 @@ Parameters
 Returns
 -------
 numpy.ndarray, DeviceArray or scalar
-    The result, or ``out`` when given: a DeviceArray when an input is one
-    (NumPy arrays may not be mixed with them), a NumPy scalar when every
+    The result{kind}, or ``out`` when given: a DeviceArray when an input is
+    one (NumPy arrays may not be mixed with them), a NumPy scalar when every
     input is a number. {accuracy}
 
 Examples
 --------
 >>> import numpy as np, gpuvec
 >>> {example_setup}
->>> np.allclose(gpuvec.{name}({args}), {reference}, equal_nan=True)
+>>> np.{check}(gpuvec.{name}({args}), {reference})
 True
 """
 
@@ -97,20 +97,29 @@ _TWO_INPUTS = """a, b : array_like, DeviceArray or number
     Real inputs of any shapes that broadcast together, with any strides."""
 
 
-def _doc(name: str, arity: int, summary: str) -> str:
+def _doc(name: str, arity: int, summary: str, result: str | None) -> str:
     if arity == 1:
         setup, args, first = "x = np.array([0.25, 0.5, 0.75])", "x", "x"
+        if result == "bool":
+            setup = "x = np.array([0.0, 1.5, np.nan, -np.inf])"
     else:
         setup, args, first = "a, b = np.array([0.25, 2.0]), np.array([1.5, 0.5])", "a, b", "a"
+        if result == "bool":
+            setup = "a, b = np.array([0.0, 2.0, np.nan, 1.0]), np.array([0.0, 0.5, 1.0, 3.0])"
     twin = _NUMPY_TWIN.get(name)
     reference = twin.format(x=args) if twin else f"np.{name}({args})"
-    accuracy = (
-        "Correctly rounded: the same bits as NumPy on both backends."
-        if name in _EXACT
-        else "Within a few ulp of the exact result; the CUDA and the C math "
-        "libraries may round differently."
-    )
+    if result == "bool":
+        accuracy = "Exact: the same answers as NumPy on both backends."
+    elif name in _EXACT:
+        accuracy = "Correctly rounded: the same bits as NumPy on both backends."
+    else:
+        accuracy = (
+            "Within a few ulp of the exact result; the CUDA and the C math "
+            "libraries may round differently."
+        )
     return _DOC.format(
+        kind=" (a bool array)" if result == "bool" else "",
+        check="array_equal" if result == "bool" else "allclose",
         summary=summary,
         numpy_name=name if twin is None else "exp",
         inputs=_ONE_INPUT if arity == 1 else _TWO_INPUTS,
@@ -119,7 +128,7 @@ def _doc(name: str, arity: int, summary: str) -> str:
         example_setup=setup,
         name=name,
         args=args,
-        reference=reference,
+        reference=reference + ("" if result == "bool" else ", equal_nan=True"),
     )
 
 
@@ -141,15 +150,18 @@ def _two_inputs(code: int, name: str):
     return function
 
 
-def _make(code: int, name: str, arity: int, summary: str):
+def _make(code: int, name: str, arity: int, summary: str, result: str | None):
     function = (_one_input if arity == 1 else _two_inputs)(code, name)
     function.__name__ = function.__qualname__ = name
     function.__module__ = __name__
-    function.__doc__ = _doc(name, arity, summary)
+    function.__doc__ = _doc(name, arity, summary, result)
     return function
 
 
-FUNCTIONS = {name: _make(code, name, arity, summary) for code, name, arity, _, summary in _ROWS}
+FUNCTIONS = {
+    name: _make(code, name, arity, summary, result)
+    for code, name, arity, _, summary, result in _ROWS
+}
 FUNCTIONS.update({alias: FUNCTIONS[name] for alias, name in ALIASES.items()})
 globals().update(FUNCTIONS)
 

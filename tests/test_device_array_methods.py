@@ -162,7 +162,7 @@ def test_normalise_by_row_sums(backend, rng, dtype):
     np.testing.assert_array_equal(result.to_host(), x / host(sums))
 
 
-# -- comparisons: refused, pointing at the host ---------------------------------------------
+# -- comparisons: bool DeviceArrays, as NumPy's (tests/test_bool_arrays.py has the rest) -----
 
 COMPARISONS = {
     "d < e": lambda d, e: d < e,
@@ -176,11 +176,12 @@ COMPARISONS = {
 
 
 @pytest.mark.parametrize("expression", COMPARISONS)
-def test_comparisons_raise(backend, rng, expression):
+def test_comparisons_give_bool_arrays(backend, rng, expression):
     x = random_array(rng, 10, np.float64)
     d, e = gpuvec.to_device(x), gpuvec.to_device(x[::-1].copy())
-    with pytest.raises(TypeError, match=r"asnumpy|host"):
-        COMPARISONS[expression](d, e)
+    result = COMPARISONS[expression](d, e)
+    assert isinstance(result, gpuvec.DeviceArray) and result.dtype == np.bool_
+    np.testing.assert_array_equal(result.to_host(), COMPARISONS[expression](x, x[::-1]))
 
 
 # -- reductions as methods ------------------------------------------------------------------

@@ -24,13 +24,14 @@
 namespace gpuvec {
 namespace {
 
-// What one call computes: out = op(in[0], ..., in[n - 1]; params).
+// What one call computes: out = op(in[0], ..., in[n - 1]; params), in `compute`.
 struct Call {
   gpuvec_op op;
   gpuvec_array out;
   gpuvec_array in[GPUVEC_MAX_INPUTS];
   int n;
   const double* params;
+  gpuvec_dtype compute;
   int threads_per_block;
   gpuvec_stream stream;
 };
@@ -41,8 +42,8 @@ bool is_condition(gpuvec_op op, int k) { return op == GPUVEC_WHERE && k == 0; }
 template <class T>
 Operand<T> operand(const gpuvec_array& a, int64_t offset) {
   if (is_scalar(a)) {
-    if constexpr (std::is_same_v<T, uint8_t>) {
-      return {nullptr, static_cast<uint8_t>(a.scalar != 0)};  // any nonzero value is true
+    if constexpr (std::is_same_v<T, uint8_t> || std::is_same_v<T, bool>) {
+      return {nullptr, static_cast<T>(a.scalar != 0)};  // any nonzero value is true, NaN too
     } else {
       return {nullptr, static_cast<T>(a.scalar)};
     }
@@ -68,12 +69,20 @@ void run_in_memory(const Call& c, Place place) {
       in.in[k] = operand<T>(c.in[k], L.offset[k + 1]);
     }
   }
-  T* out = static_cast<T*>(c.out.data) + L.offset[0];
+  void* out =
+      static_cast<char*>(c.out.data) + L.offset[0] * static_cast<int64_t>(itemsize(c.out.dtype));
   if (place == Place::kDevice) {
     cuda::elementwise<T, Arity>(c.op, L, out, in, c.params, c.threads_per_block, c.stream);
   } else {
     host::elementwise<T, Arity>(c.op, L, out, in, c.params, c.threads_per_block, c.stream);
   }
+}
+
+// Calls body(T{}) with T the type of a compute dtype: float, double or bool.
+template <class Body>
+void with_compute(gpuvec_dtype compute, Body&& body) {
+  if (compute == GPUVEC_BOOL) return body(bool{});
+  with_float(compute, body);
 }
 
 HostView host_view(const gpuvec_array& a, const Layout<1 + GPUVEC_MAX_INPUTS>& joint, int k) {
@@ -94,8 +103,8 @@ void run_staged(const Call& c) {
   const auto joint = simplify_layout<1 + GPUVEC_MAX_INPUTS>(c.out.ndim, c.out.shape, strides);
   HostView in[GPUVEC_MAX_INPUTS];
   for (int k = 0; k < c.n; ++k) in[k] = host_view(c.in[k], joint, k + 1);
-  cuda::staged_elementwise(c.op, c.params, joint.size, host_view(c.out, joint, 0), in, c.n,
-                           c.threads_per_block);
+  cuda::staged_elementwise(c.op, c.params, c.compute, joint.size, host_view(c.out, joint, 0), in,
+                           c.n, c.threads_per_block);
 }
 
 void run(Call c, Place place) {
@@ -106,8 +115,8 @@ void run(Call c, Place place) {
   if (place != Place::kStaged) {
     for (int k = 0; k < c.n; ++k) {
       const gpuvec_array& a = c.in[k];
-      if (!is_scalar(a) && !is_condition(c.op, k) && a.dtype != c.out.dtype) {
-        c.in[k] = converted(a, c.out.dtype, scratch, c.stream);
+      if (!is_scalar(a) && !is_condition(c.op, k) && a.dtype != c.compute) {
+        c.in[k] = converted(a, c.compute, scratch, c.stream);
       }
     }
   }
@@ -123,7 +132,7 @@ void run(Call c, Place place) {
   if (place == Place::kStaged) {
     run_staged(c);
   } else {
-    with_float(c.out.dtype, [&](auto zero) {
+    with_compute(c.compute, [&](auto zero) {
       using T = decltype(zero);
       switch (c.n) {
         case 1:
@@ -139,12 +148,23 @@ void run(Call c, Place place) {
   if (via_temporary) copy_array(out, c.out, memory, c.stream);
 }
 
+// compute is float32 or float64; bool only for the truth-value ops and where
+// (arithmetic on bools computes in a float dtype).
+void check_compute(const gpuvec_op_info& info, gpuvec_op op, gpuvec_dtype compute) {
+  const bool bool_ok = info.result == GPUVEC_BOOL || op == GPUVEC_WHERE;
+  if (!is_float(compute) && !(compute == GPUVEC_BOOL && bool_ok)) {
+    throw_invalid_argument(std::string(info.name) + " cannot compute in " + dtype_name(compute) +
+                           (bool_ok ? "" : "; float32 or float64 was expected"));
+  }
+}
+
 }  // namespace
 }  // namespace gpuvec
 
 extern "C" gpuvec_status gpuvec_elementwise(gpuvec_op op, const gpuvec_array* out,
                                             const gpuvec_array* inputs, int n_inputs,
-                                            const double* params, const gpuvec_launch* launch) {
+                                            const double* params, gpuvec_dtype compute,
+                                            const gpuvec_launch* launch) {
   using namespace gpuvec;  // NOLINT: this function only
   return guard([&] {
     check_launch(launch, false);
@@ -158,21 +178,26 @@ extern "C" gpuvec_status gpuvec_elementwise(gpuvec_op op, const gpuvec_array* ou
       throw_invalid_argument(std::string(info.name) + " takes " + std::to_string(info.params) +
                              " parameters, but params is a null pointer");
     }
+    check_compute(info, op, compute);
     const Named o{out, "out"};
     check_array(o, false);
-    check_dtype(o, -1);
+    check_dtype(o, info.result == GPUVEC_BOOL ? GPUVEC_BOOL : compute);
     Named arrays[1 + GPUVEC_MAX_INPUTS] = {o};
     for (int k = 0; k < n_inputs; ++k) {
       const Named a{&inputs[k], "input", k};
       check_array(a, true);
       check_same_shape(a, o);
-      check_dtype(a, is_condition(op, k) ? GPUVEC_BOOL : -1);
+      if (is_condition(op, k)) {
+        check_dtype(a, GPUVEC_BOOL);
+      } else {
+        check_value_dtype(a);
+      }
       arrays[k + 1] = a;
     }
     const Place place = place_of(launch->backend, arrays, 1 + n_inputs);
     if (element_count(*out) == 0) return;
 
-    Call c{op, *out, {}, n_inputs, params, launch->threads_per_block, launch->stream};
+    Call c{op, *out, {}, n_inputs, params, compute, launch->threads_per_block, launch->stream};
     for (int k = 0; k < n_inputs; ++k) c.in[k] = inputs[k];
     run(c, place);
   });

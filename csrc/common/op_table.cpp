@@ -9,13 +9,13 @@
 
 namespace {
 
-#define GPUVEC_INFO_ROW(NAME, name, arity, params, Functor, summary) \
-  {GPUVEC_##NAME, #name, arity, params, summary},
+#define GPUVEC_INFO_ROW(NAME, name, arity, params, result, Functor, summary) \
+  {GPUVEC_##NAME, #name, arity, params, summary, GPUVEC_RESULT_##result},
 const gpuvec_op_info kElementwiseOps[] = {GPUVEC_ELEMENTWISE_OPS(GPUVEC_INFO_ROW)};
 #undef GPUVEC_INFO_ROW
 
 #define GPUVEC_INFO_ROW(NAME, name, inputs, index, Policy, summary) \
-  {GPUVEC_REDUCE_##NAME, #name, inputs, index, summary},
+  {GPUVEC_REDUCE_##NAME, #name, inputs, index, summary, index ? GPUVEC_INT64 : -1},
 const gpuvec_op_info kReduceOps[] = {GPUVEC_REDUCE_OPS(GPUVEC_INFO_ROW)};
 #undef GPUVEC_INFO_ROW
 

@@ -6,6 +6,8 @@
 
 #include <stdint.h>
 
+#include <type_traits>
+
 #include "../kit/backends.hpp"
 #include "../kit/dispatch.hpp"
 #include "../kit/error.hpp"
@@ -14,13 +16,15 @@
 namespace gpuvec::cuda {
 
 template <class T, int Arity>
-void elementwise(gpuvec_op op, const Layout<Arity + 1>& L, T* out, const Inputs<T, Arity>& in,
+void elementwise(gpuvec_op op, const Layout<Arity + 1>& L, void* out, const Inputs<T, Arity>& in,
                  const double* params, int threads_per_block, gpuvec_stream stream) {
-  visit_op<T>(op, params, [&](auto f, auto arity) {
+  visit_op<T>(op, params, [&](auto f, auto arity, auto* result) {
     using F = decltype(f);
+    using Out = std::remove_pointer_t<decltype(result)>;
     if constexpr (decltype(arity)::value == Arity) {
-      with_operands<F>(
-          in, [&](auto... operands) { map(L, f, out, threads_per_block, stream, operands...); });
+      with_operands<F>(in, [&](auto... operands) {
+        map(L, f, static_cast<Out*>(out), threads_per_block, stream, operands...);
+      });
     } else {
       throw Error(GPUVEC_ERROR_INTERNAL, "elementwise op called with the wrong number of inputs");
     }
@@ -31,7 +35,7 @@ void elementwise(gpuvec_op op, const Layout<Arity + 1>& L, T* out, const Inputs<
 
 // Used inside namespace gpuvec::cuda.
 #define GPUVEC_INSTANTIATE_ELEMENTWISE(T, Arity)                                   \
-  template void elementwise<T, Arity>(gpuvec_op, const Layout<Arity + 1>&, T*,     \
+  template void elementwise<T, Arity>(gpuvec_op, const Layout<Arity + 1>&, void*,  \
                                       const Inputs<T, Arity>&, const double*, int, \
                                       gpuvec_stream);
 

@@ -4,4 +4,5 @@
 namespace gpuvec::cuda {
 GPUVEC_INSTANTIATE_ELEMENTWISE(float, 2)
 GPUVEC_INSTANTIATE_ELEMENTWISE(double, 2)
+GPUVEC_INSTANTIATE_ELEMENTWISE(bool, 2)  // the truth-value ops on bool arrays
 }  // namespace gpuvec::cuda

@@ -1,7 +1,8 @@
 // The elementwise kernels of the CUDA backend, shared by every elementwise op.
 //
 // Three kernels cover every layout:
-//   - contiguous: 16-byte packs (float4 / double2 loads and stores), with a
+//   - contiguous: 16-byte packs (float4 / double2 loads and stores; a
+//     bool result of float inputs is stored 4 bytes at a time), with a
 //     scalar tail;
 //   - one strided dimension: offsets are i * stride, no division;
 //   - N-d strided: each thread decomposes its linear index.
@@ -15,6 +16,7 @@
 
 #include <stdint.h>
 
+#include <algorithm>
 #include <utility>
 
 #include "../kit/operand.hpp"
@@ -134,15 +136,16 @@ __global__ void map_strided(const Layout<N> L, F f, T* out, const Operand<In>...
   }
 }
 
-template <class P>
-bool aligned16(const P* p) {
-  return reinterpret_cast<uintptr_t>(p) % 16 == 0;
+// Whether p may be read or written V elements at a time: aligned to a pack.
+template <int V, class P>
+bool pack_aligned(const P* p) {
+  return reinterpret_cast<uintptr_t>(p) % (sizeof(P) * V) == 0;
 }
 
 // A scalar has no memory to align.
-template <class P>
-bool aligned16(const Operand<P>& x) {
-  return aligned16(x.p);
+template <int V, class P>
+bool pack_aligned(const Operand<P>& x) {
+  return pack_aligned<V>(x.p);
 }
 
 // Blocks for `work` packs (elements) at kUnroll per thread: one tile each.
@@ -159,8 +162,10 @@ void map(const Layout<N>& L, F f, T* out, int threads_per_block, gpuvec_stream s
   const int threads = block_size(threads_per_block);
   const cudaStream_t s = as_cuda_stream(stream);
   if (L.contiguous()) {
-    constexpr int V = 16 / sizeof(T);
-    if (aligned16(out) && (aligned16(in) && ...)) {
+    // Packs of V elements, V chosen so that the widest operand moves 16
+    // bytes at a time (a bool result of float inputs is stored 4 bytes at a time).
+    constexpr int V = static_cast<int>(16 / std::max({sizeof(T), sizeof(In)...}));
+    if (pack_aligned<V>(out) && (pack_aligned<V>(in) && ...)) {
       map_contiguous<T, V><<<tiles(L.size / V, threads), threads, 0, s>>>(L.size, f, out, in...);
     } else {
       map_contiguous<T, 1><<<tiles(L.size, threads), threads, 0, s>>>(L.size, f, out, in...);

@@ -301,14 +301,15 @@ void rotate(Stager& st, int64_t chunks, Issue&& issue, Retire&& retire) {
 
 // The pipeline. For each chunk [begin, end) of `size` elements: gather the
 // array inputs into a slot's pinned buffers (input k into buffer k + 1,
-// converted to the compute type T, or as bytes for a bool input), copy them
-// to the device, run(slot, m), and copy operand 0 back (m elements of T, or
-// result_bytes when that is not 0); finish(chunk, begin, end, pinned operand
-// 0) consumes it once the copy has landed, kSlots chunks later. A scalar
-// input takes no buffer: run passes it to the kernel as a value.
-template <class T, class Run, class Finish>
-void pipeline(int64_t size, const HostView* in, int n_inputs, size_t result_bytes, Run&& run,
-              Finish&& finish) {
+// converted to the compute type T, or kept as bytes for where's condition:
+// raw[k]), copy them to the device, run(slot, m), and copy operand 0 back
+// (m elements of Result, or result_bytes when that is not 0); finish(chunk,
+// begin, end, pinned operand 0) consumes it once the copy has landed, kSlots
+// chunks later. A scalar input takes no buffer: run passes it to the kernel
+// as a value.
+template <class T, class Result, class Run, class Finish>
+void pipeline(int64_t size, const HostView* in, const bool* raw, int n_inputs, size_t result_bytes,
+              Run&& run, Finish&& finish) {
   const int64_t chunk = static_cast<int64_t>(kChunkBytes / sizeof(T));
   with_stager([&](Stager& st) {
     rotate(
@@ -318,14 +319,14 @@ void pipeline(int64_t size, const HostView* in, int n_inputs, size_t result_byte
           const int64_t m = std::min(size, begin + chunk) - begin;
           for (int k = 0; k < n_inputs; ++k) {
             if (in[k].data == nullptr) continue;
-            const gpuvec_dtype to = in[k].dtype == GPUVEC_BOOL ? GPUVEC_BOOL : dtype_of<T>();
+            const gpuvec_dtype to = raw[k] ? in[k].dtype : dtype_of<T>();
             gather_view(in[k], to, begin, begin + m, slot.pinned[k + 1]);
             GPUVEC_CUDA_CHECK(cudaMemcpyAsync(slot.device[k + 1], slot.pinned[k + 1],
                                               m * itemsize(to), cudaMemcpyHostToDevice,
                                               slot.stream));
           }
           run(slot, m);
-          const size_t back = result_bytes == 0 ? m * sizeof(T) : result_bytes;
+          const size_t back = result_bytes == 0 ? m * sizeof(Result) : result_bytes;
           GPUVEC_CUDA_CHECK(cudaMemcpyAsync(slot.pinned[0], slot.device[0], back,
                                             cudaMemcpyDeviceToHost, slot.stream));
           GPUVEC_CUDA_CHECK(cudaEventRecord(slot.done, slot.stream));
@@ -352,32 +353,44 @@ void on_caller_stream(cudaStream_t stream, Body&& body) {
   }
 }
 
-// An elementwise op of Arity inputs, computed in T on each chunk: arrays come
-// from the slot's device buffers, scalars as values, and the kernel takes its
-// contiguous path.
-template <class T, int Arity>
+// A scalar's value in T (for a bool, nonzero is true: NaN too).
+template <class T>
+T scalar_as(double value) {
+  if constexpr (std::is_same_v<T, bool> || std::is_same_v<T, uint8_t>) {
+    return static_cast<T>(value != 0);
+  } else {
+    return static_cast<T>(value);
+  }
+}
+
+// An elementwise op of Arity inputs, computed in T on each chunk into a
+// result of type Result (T, or bool): arrays come from the slot's device
+// buffers, scalars as values, and the kernel takes its contiguous path.
+template <class T, class Result, int Arity>
 void staged_map(gpuvec_op op, const double* params, int64_t size, const HostView& out,
                 const HostView* in, int threads_per_block) {
   Prefaulter prefault(out);
-  pipeline<T>(
-      size, in, Arity, 0,
+  bool raw[GPUVEC_MAX_INPUTS] = {};
+  raw[0] = op == GPUVEC_WHERE;  // where's condition crosses as bytes
+  pipeline<T, Result>(
+      size, in, raw, Arity, 0,
       [&](Slot& slot, int64_t m) {
         Inputs<T, Arity> operands{};
         for (int k = 0; k < Arity; ++k) {
           const bool array = in[k].data != nullptr;
-          if (in[k].dtype == GPUVEC_BOOL) {
+          if (raw[k]) {
             operands.cond = {array ? static_cast<const uint8_t*>(slot.device[k + 1]) : nullptr,
-                             static_cast<uint8_t>(in[k].scalar != 0)};
+                             scalar_as<uint8_t>(in[k].scalar)};
           } else {
             operands.in[k] = {array ? static_cast<const T*>(slot.device[k + 1]) : nullptr,
-                              static_cast<T>(in[k].scalar)};
+                              scalar_as<T>(in[k].scalar)};
           }
         }
-        elementwise<T, Arity>(op, contiguous_layout<Arity + 1>(m), static_cast<T*>(slot.device[0]),
-                              operands, params, threads_per_block, slot.stream);
+        elementwise<T, Arity>(op, contiguous_layout<Arity + 1>(m), slot.device[0], operands, params,
+                              threads_per_block, slot.stream);
       },
       [&](int64_t, int64_t begin, int64_t end, const void* pinned) {
-        scatter_view(out, dtype_of<T>(), pinned, begin, end);
+        scatter_view(out, dtype_of<Result>(), pinned, begin, end);
       });
 }
 
@@ -387,8 +400,9 @@ template <class T, class Kernel>
 double staged_total(int64_t size, const HostView* in, int n_inputs, Kernel&& kernel) {
   if (size == 0) return 0.0;
   std::vector<double> totals;
-  pipeline<T>(
-      size, in, n_inputs, sizeof(double), [&](Slot& slot, int64_t m) { kernel(slot, m); },
+  const bool raw[GPUVEC_MAX_INPUTS] = {};
+  pipeline<T, double>(
+      size, in, raw, n_inputs, sizeof(double), [&](Slot& slot, int64_t m) { kernel(slot, m); },
       [&](int64_t c, int64_t, int64_t, const void* pinned) {
         if (static_cast<int64_t>(totals.size()) <= c) totals.resize(c + 1);
         totals[c] = *static_cast<const double*>(pinned);
@@ -412,20 +426,30 @@ double* dev_total(const Slot& slot) { return static_cast<double*>(slot.device[0]
 
 }  // namespace
 
-void staged_elementwise(gpuvec_op op, const double* params, int64_t size, const HostView& out,
-                        const HostView* in, int n_inputs, int threads_per_block) {
+void staged_elementwise(gpuvec_op op, const double* params, gpuvec_dtype compute, int64_t size,
+                        const HostView& out, const HostView* in, int n_inputs,
+                        int threads_per_block) {
   if (size == 0) return;
-  with_float(out.dtype, [&](auto zero) {
+  // The compute type, then the result's: a float, or a bool.
+  with_dtype(compute, [&](auto zero) {
     using T = decltype(zero);
-    switch (n_inputs) {
-      case 1:
-        return staged_map<T, 1>(op, params, size, out, in, threads_per_block);
-      case 2:
-        return staged_map<T, 2>(op, params, size, out, in, threads_per_block);
-      case 3:
-        return staged_map<T, 3>(op, params, size, out, in, threads_per_block);
-    }
-    throw Error(GPUVEC_ERROR_INTERNAL, "an elementwise op has 1 to 3 inputs");
+    with_dtype(out.dtype, [&](auto result) {
+      using Result = decltype(result);
+      constexpr bool kComputes = !std::is_same_v<T, int64_t>;
+      if constexpr (kComputes && (std::is_same_v<Result, T> || std::is_same_v<Result, bool>)) {
+        switch (n_inputs) {
+          case 1:
+            return staged_map<T, Result, 1>(op, params, size, out, in, threads_per_block);
+          case 2:
+            return staged_map<T, Result, 2>(op, params, size, out, in, threads_per_block);
+          case 3:
+            return staged_map<T, Result, 3>(op, params, size, out, in, threads_per_block);
+        }
+        throw Error(GPUVEC_ERROR_INTERNAL, "an elementwise op has 1 to 3 inputs");
+      } else {
+        throw Error(GPUVEC_ERROR_INTERNAL, "no elementwise op computes in this pair of dtypes");
+      }
+    });
   });
 }
 

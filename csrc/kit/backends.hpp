@@ -22,8 +22,9 @@ namespace gpuvec {
 // order the reduction visits them. The host backend ignores the block size
 // and the stream.
 #define GPUVEC_BACKEND_FUNCTIONS                                                              \
+  /* out is a T, or a bool for the ops whose result is a truth value */                       \
   template <class T, int Arity>                                                               \
-  void elementwise(gpuvec_op op, const Layout<Arity + 1>& layout, T* out,                     \
+  void elementwise(gpuvec_op op, const Layout<Arity + 1>& layout, void* out,                  \
                    const Inputs<T, Arity>& in, const double* params, int threads_per_block,   \
                    gpuvec_stream stream);                                                     \
   /* out = To(x), element by element: conversions, strided copies and fills */                \
@@ -40,14 +41,19 @@ namespace gpuvec {
               void* out, double ddof, int threads_per_block, gpuvec_stream stream);
 
 // The (To, From) pairs that cast is compiled for: conversions between the
-// float types, and copies of every dtype.
+// float types and bool (a bool is 0 or 1; a float is true when nonzero, NaN
+// included), and copies of every dtype.
 #define GPUVEC_CAST_TYPES(X) \
   X(float, float)            \
   X(float, double)           \
   X(double, float)           \
   X(double, double)          \
+  X(float, bool)             \
+  X(double, bool)            \
+  X(bool, float)             \
+  X(bool, double)            \
   X(int64_t, int64_t)        \
-  X(uint8_t, uint8_t)
+  X(bool, bool)
 
 namespace host {
 GPUVEC_BACKEND_FUNCTIONS
@@ -66,11 +72,13 @@ void deallocate(void* ptr, gpuvec_stream stream);
 // returns once its result is in host memory.
 
 // out = op(in...) over the `size` elements of the views' walk: each chunk of
-// every array input is gathered into pinned memory, converted to out's dtype
-// (the compute dtype; a bool input stays bytes), the op runs on the device
-// and the chunk is scattered into out. Scalars go to the kernel as values.
-void staged_elementwise(gpuvec_op op, const double* params, int64_t size, const HostView& out,
-                        const HostView* in, int n_inputs, int threads_per_block);
+// every array input is gathered into pinned memory, converted to the
+// `compute` dtype (where's condition stays bytes), the op runs on the device
+// and the chunk is scattered into out (of the op's result dtype). Scalars go
+// to the kernel as values.
+void staged_elementwise(gpuvec_op op, const double* params, gpuvec_dtype compute, int64_t size,
+                        const HostView& out, const HostView* in, int n_inputs,
+                        int threads_per_block);
 // The sum of x, and the sum of x * y, read in `compute` and summed in double.
 double staged_sum(gpuvec_dtype compute, int64_t size, const HostView& x, int threads_per_block);
 double staged_dot(gpuvec_dtype compute, int64_t size, const HostView& x, const HostView& y,

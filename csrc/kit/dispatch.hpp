@@ -45,21 +45,39 @@ typename Typed<Op, T>::type make_op(const double* params) {
 template <int N>
 using Arity = std::integral_constant<int, N>;
 
-// Calls visit(functor, Arity<n>{}) with op's functor computing in T and its
-// number of inputs. A backend compiles its kernels for the ops of one arity
-// at a time, discarding the others with `if constexpr`.
+// The C++ type of an op's result when it computes in T: T itself, or bool
+// for the rows whose result is a truth value.
+template <class T, int Result>
+using ResultOf = std::conditional_t<Result == GPUVEC_BOOL, bool, T>;
+
+// Whether a row runs in T. Computing in bool (every input a bool array) is
+// for the truth-value rows and where; arithmetic on bools is computed in a
+// float dtype by the caller's dtype policy, so no kernel of it exists.
+template <class T, class Op, int Result>
+constexpr bool kRunsIn = !std::is_same_v<T, bool> || Result == GPUVEC_BOOL ||
+                         std::is_same_v<Op, ops::Where>;
+
+// Calls visit(functor, Arity<n>{}, static_cast<Out*>(nullptr)) with op's functor
+// computing in T, its number of inputs and the type of its result. A
+// backend compiles its kernels for the ops of one arity at a time,
+// discarding the others with `if constexpr`.
 template <class T, class Visitor>
 void visit_op(gpuvec_op op, const double* params, Visitor&& visit) {
   switch (op) {
-#define GPUVEC_VISIT_ROW(NAME, name, arity, n_params, Functor, summary) \
-  case GPUVEC_##NAME:                                                   \
-    return visit(make_op<ops::Functor, T, n_params>(params), Arity<arity>{});
+#define GPUVEC_VISIT_ROW(NAME, name, arity, n_params, result, Functor, summary)                             \
+  case GPUVEC_##NAME:                                                                                       \
+    if constexpr (kRunsIn<T, ops::Functor, GPUVEC_RESULT_##result>) {                                       \
+      using Out = ResultOf<T, GPUVEC_RESULT_##result>;                                                      \
+      return visit(make_op<ops::Functor, T, n_params>(params), Arity<arity>{}, static_cast<Out*>(nullptr)); \
+    }                                                                                                       \
+    break;
     GPUVEC_ELEMENTWISE_OPS(GPUVEC_VISIT_ROW)
 #undef GPUVEC_VISIT_ROW
     case GPUVEC_OP_COUNT:
       break;
   }
-  throw_invalid_argument("unknown elementwise op " + std::to_string(static_cast<int>(op)));
+  throw_invalid_argument("elementwise op " + std::to_string(static_cast<int>(op)) +
+                         " does not compute in this dtype");
 }
 
 // The row policy of a reduction row: var and std are Deviations, whose first

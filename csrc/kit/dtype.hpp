@@ -40,7 +40,8 @@ decltype(auto) with_float(gpuvec_dtype dtype, Body&& body) {
               std::string("a float dtype was expected, got ") + dtype_name(dtype));
 }
 
-// Calls body(T{}) with T the type of any dtype; bool is one byte, uint8_t.
+// Calls body(T{}) with T the type of any dtype; a bool is C++'s bool, one
+// byte holding 0 or 1 as NumPy's does.
 template <class Body>
 decltype(auto) with_dtype(gpuvec_dtype dtype, Body&& body) {
   switch (dtype) {
@@ -51,7 +52,7 @@ decltype(auto) with_dtype(gpuvec_dtype dtype, Body&& body) {
     case GPUVEC_INT64:
       return body(int64_t{});
     case GPUVEC_BOOL:
-      return body(uint8_t{});
+      return body(bool{});
   }
   throw_invalid_argument("unknown dtype code " + std::to_string(static_cast<int>(dtype)));
 }
@@ -66,7 +67,7 @@ constexpr gpuvec_dtype dtype_of() {
   } else if constexpr (std::is_same_v<T, int64_t>) {
     return GPUVEC_INT64;
   } else {
-    static_assert(std::is_same_v<T, uint8_t>, "a type with a gpuvec dtype");
+    static_assert(std::is_same_v<T, bool>, "a type with a gpuvec dtype");
     return GPUVEC_BOOL;
   }
 }
@@ -75,13 +76,16 @@ inline size_t itemsize(gpuvec_dtype dtype) {
   return with_dtype(dtype, [](auto zero) { return sizeof(zero); });
 }
 
-// The conversions gpuvec makes: between the float types, and none.
+// The conversions gpuvec makes: between the float types and bool, both
+// ways (a float is true when nonzero; a bool is 0 or 1), and none to or from
+// int64.
+template <class T>
+constexpr bool kFloatOrBool = std::is_floating_point_v<T> || std::is_same_v<T, bool>;
 template <class To, class From>
-constexpr bool kConvertible = std::is_same_v<To, From> ||
-                              (std::is_floating_point_v<To> && std::is_floating_point_v<From>);
+constexpr bool kConvertible = std::is_same_v<To, From> || (kFloatOrBool<To> && kFloatOrBool<From>);
 
 inline bool convertible(gpuvec_dtype to, gpuvec_dtype from) {
-  return to == from || (is_float(to) && is_float(from));
+  return to == from || (to != GPUVEC_INT64 && from != GPUVEC_INT64);
 }
 
 // Calls body(To{}, From{}) with the types of two dtypes that convert.

@@ -18,8 +18,8 @@ namespace {
 }  // namespace
 
 template <class T, int Arity>
-void elementwise(gpuvec_op, const Layout<Arity + 1>&, T*, const Inputs<T, Arity>&, const double*,
-                 int, gpuvec_stream) {
+void elementwise(gpuvec_op, const Layout<Arity + 1>&, void*, const Inputs<T, Arity>&,
+                 const double*, int, gpuvec_stream) {
   not_built();
 }
 template <class To, class From>
@@ -40,13 +40,19 @@ void reduce(gpuvec_reduce_op, const Layout<2>&, const Layout<1>&, const T*, void
   not_built();
 }
 
+#define GPUVEC_INSTANTIATE_ELEMENTWISE(T)                                                     \
+  template void elementwise<T, 1>(gpuvec_op, const Layout<2>&, void*, const Inputs<T, 1>&,       \
+                                  const double*, int, gpuvec_stream);                            \
+  template void elementwise<T, 2>(gpuvec_op, const Layout<3>&, void*, const Inputs<T, 2>&,       \
+                                  const double*, int, gpuvec_stream);                            \
+  template void elementwise<T, 3>(gpuvec_op, const Layout<4>&, void*, const Inputs<T, 3>&,       \
+                                  const double*, int, gpuvec_stream);
+GPUVEC_INSTANTIATE_ELEMENTWISE(float)
+GPUVEC_INSTANTIATE_ELEMENTWISE(double)
+GPUVEC_INSTANTIATE_ELEMENTWISE(bool)
+#undef GPUVEC_INSTANTIATE_ELEMENTWISE
+
 #define GPUVEC_INSTANTIATE(T)                                                                    \
-  template void elementwise<T, 1>(gpuvec_op, const Layout<2>&, T*, const Inputs<T, 1>&,          \
-                                  const double*, int, gpuvec_stream);                            \
-  template void elementwise<T, 2>(gpuvec_op, const Layout<3>&, T*, const Inputs<T, 2>&,          \
-                                  const double*, int, gpuvec_stream);                            \
-  template void elementwise<T, 3>(gpuvec_op, const Layout<4>&, T*, const Inputs<T, 3>&,          \
-                                  const double*, int, gpuvec_stream);                            \
   template void sum<T>(const Layout<1>&, const T*, T*, int, gpuvec_stream);                      \
   template void dot<T>(const Layout<2>&, const T*, const T*, T*, int, gpuvec_stream);            \
   template void reduce<T>(gpuvec_reduce_op, const Layout<2>&, const Layout<1>&, const T*, void*, \
@@ -63,8 +69,8 @@ GPUVEC_CAST_TYPES(GPUVEC_INSTANTIATE)
 void* allocate(size_t, gpuvec_stream) { not_built(); }
 void deallocate(void*, gpuvec_stream) { not_built(); }
 
-void staged_elementwise(gpuvec_op, const double*, int64_t, const HostView&, const HostView*, int,
-                        int) {
+void staged_elementwise(gpuvec_op, const double*, gpuvec_dtype, int64_t, const HostView&,
+                        const HostView*, int, int) {
   not_built();
 }
 double staged_sum(gpuvec_dtype, int64_t, const HostView&, int) { not_built(); }

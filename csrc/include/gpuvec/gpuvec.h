@@ -44,7 +44,7 @@ typedef enum gpuvec_dtype {
   GPUVEC_FLOAT32 = 0,
   GPUVEC_FLOAT64 = 1,
   GPUVEC_INT64 = 2, /* argmin/argmax results */
-  GPUVEC_BOOL = 3   /* one byte, 0 or 1: where's condition */
+  GPUVEC_BOOL = 3   /* one byte, 0 or 1: comparisons, tests, where's condition */
 } gpuvec_dtype;
 
 /* Where an array's elements are. */
@@ -76,7 +76,7 @@ typedef struct gpuvec_launch {
 } gpuvec_launch;
 
 /* The ops, from the table: GPUVEC_ADD, GPUVEC_SQRT, ..., GPUVEC_REDUCE_SUM, ... */
-#define GPUVEC_ENUM_ROW(NAME, name, arity, params, Functor, summary) GPUVEC_##NAME,
+#define GPUVEC_ENUM_ROW(NAME, name, arity, params, result, Functor, summary) GPUVEC_##NAME,
 typedef enum gpuvec_op { GPUVEC_ELEMENTWISE_OPS(GPUVEC_ENUM_ROW) GPUVEC_OP_COUNT } gpuvec_op;
 #undef GPUVEC_ENUM_ROW
 #define GPUVEC_ENUM_ROW(NAME, name, inputs, index, Policy, summary) GPUVEC_REDUCE_##NAME,
@@ -94,24 +94,33 @@ typedef struct gpuvec_op_info {
   int arity;
   int params;
   const char* summary;
+  int result; /* the result's dtype: GPUVEC_BOOL or GPUVEC_INT64, or -1 for the compute dtype */
 } gpuvec_op_info;
+
+/* The op table's result column as gpuvec_op_info.result. */
+#define GPUVEC_RESULT_SAME (-1)
+#define GPUVEC_RESULT_BOOL GPUVEC_BOOL
 
 /* The table's rows; *count receives their number. Never fails. */
 const gpuvec_op_info* gpuvec_elementwise_ops(int* count);
 const gpuvec_op_info* gpuvec_reduce_ops(int* count);
 
-/* out = op(inputs[0], ..., inputs[n_inputs - 1]; params).
+/* out = op(inputs[0], ..., inputs[n_inputs - 1]; params), computed in `compute`.
  *
- * out's dtype is the compute dtype (float32 or float64); every input has
- * out's ndim and shape, and any float dtype, except where's condition (input
- * 0), which is GPUVEC_BOOL. params holds the op's parameters (alpha, beta),
- * NULL when it has none. On the host backend every array is host memory; on
- * the CUDA backend the arrays are all device memory, or all host memory
- * (staged). Scalars may be mixed with either; a scalar's dtype says only
- * that it is a float (or, for where's condition, a bool: nonzero is true).
- * out may be any view, also one of an input; a 0-d array has ndim 0. */
+ * compute is float32 or float64, or bool for the ops whose result is a
+ * truth value (and for where) when every array input is bool. Every input
+ * has out's ndim and shape, and any of those dtypes: an input of another
+ * dtype than `compute` is converted as the call reads it. Where's condition
+ * (input 0) is GPUVEC_BOOL whatever `compute` is. out's dtype is the op's
+ * result (gpuvec_op_info.result): `compute`, or GPUVEC_BOOL. params holds
+ * the op's parameters (alpha, beta), NULL when it has none. On the host
+ * backend every array is host memory; on the CUDA backend the arrays are all
+ * device memory, or all host memory (staged). Scalars may be mixed with
+ * either; a scalar's value is a double (for a bool, nonzero is true). out
+ * may be any view, also one of an input; a 0-d array has ndim 0. */
 gpuvec_status gpuvec_elementwise(gpuvec_op op, const gpuvec_array* out, const gpuvec_array* inputs,
-                                 int n_inputs, const double* params, const gpuvec_launch* launch);
+                                 int n_inputs, const double* params, gpuvec_dtype compute,
+                                 const gpuvec_launch* launch);
 
 /* out = the reduction op of x (and y, for DOT) over x's last reduced_ndim
  * dimensions, computed in `compute` (x is converted as it is read).
@@ -130,8 +139,8 @@ gpuvec_status gpuvec_reduce(gpuvec_reduce_op op, const gpuvec_array* out, const 
  * the dtype converted and the data moved between host and device memory as
  * the two descriptors say. A host <-> device copy goes through the pinned
  * staging buffers; the call returns once a copy to host memory has landed.
- * float32 and float64 convert into each other; int64 and bool copy only to
- * their own dtype. A scalar `in` fills out. */
+ * float32, float64 and bool convert into each other (a float is true when
+ * nonzero); int64 copies only to int64. A scalar `in` fills out. */
 gpuvec_status gpuvec_copy(const gpuvec_array* out, const gpuvec_array* in,
                           const gpuvec_launch* launch);
 

@@ -13,6 +13,8 @@
 #include <math.h>
 #include <stdint.h>
 
+#include <type_traits>
+
 #if defined(__CUDACC__)
 #define GPUVEC_HD __host__ __device__ __forceinline__
 #else
@@ -111,6 +113,57 @@ struct Sigmoid {
   GPUVEC_HD T operator()(T x) const {
     const T e = math::exp(-math::fabs(x));
     return x >= T(0) ? T(1) / (T(1) + e) : e / (T(1) + e);
+  }
+};
+
+// The truth-value family: a bool result. The inputs are of the compute type:
+// float or double, or bool itself when every input is a bool array (then
+// `a < b` orders false before true, as NumPy does). NaN compares unequal to
+// everything, itself included, so not_equal is its one true comparison.
+// clang-format off
+struct Equal { template <class T> GPUVEC_HD bool operator()(T a, T b) const { return a == b; } };
+struct NotEqual { template <class T> GPUVEC_HD bool operator()(T a, T b) const { return a != b; } };
+struct Less { template <class T> GPUVEC_HD bool operator()(T a, T b) const { return a < b; } };
+struct LessEqual { template <class T> GPUVEC_HD bool operator()(T a, T b) const { return a <= b; } };
+struct Greater { template <class T> GPUVEC_HD bool operator()(T a, T b) const { return a > b; } };
+struct GreaterEqual { template <class T> GPUVEC_HD bool operator()(T a, T b) const { return a >= b; } };
+// clang-format on
+
+// The logical ops take any nonzero value (NaN included) as true, as NumPy's do.
+template <class T>
+GPUVEC_HD bool truth(T x) {
+  return x != T(0);
+}
+// clang-format off
+struct LogicalAnd { template <class T> GPUVEC_HD bool operator()(T a, T b) const { return truth(a) && truth(b); } };
+struct LogicalOr { template <class T> GPUVEC_HD bool operator()(T a, T b) const { return truth(a) || truth(b); } };
+struct LogicalXor { template <class T> GPUVEC_HD bool operator()(T a, T b) const { return truth(a) != truth(b); } };
+struct LogicalNot { template <class T> GPUVEC_HD bool operator()(T x) const { return !truth(x); } };
+// clang-format on
+
+// The floating-point tests. A bool is never NaN nor infinite. They compare
+// rather than call isnan/isinf, which nvcc and the host library declare
+// differently: x != x only for NaN, and x - x is NaN for inf and NaN alone.
+struct IsNan {
+  template <class T>
+  GPUVEC_HD bool operator()(T x) const {
+    return x != x;
+  }
+};
+struct IsFinite {
+  template <class T>
+  GPUVEC_HD bool operator()(T x) const {
+    if constexpr (std::is_same_v<T, bool>) {
+      return true;
+    } else {
+      return x - x == T(0);
+    }
+  }
+};
+struct IsInf {
+  template <class T>
+  GPUVEC_HD bool operator()(T x) const {
+    return x == x && !IsFinite{}(x);
   }
 };
 
