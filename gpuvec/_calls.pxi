@@ -47,7 +47,8 @@ def elementwise_ops():
 
 
 def reduce_ops():
-    """The reduction rows of the op table: (code, name, inputs, index, summary)."""
+    """The reduction rows of the op table: (code, name, inputs, result, summary), with
+    result the result's dtype code (GPUVEC_INT64, GPUVEC_BOOL), or -1 for the compute dtype."""
     cdef int count = 0
     cdef const gpuvec_op_info* rows = gpuvec_reduce_ops(&count)
     return [(rows[i].code, rows[i].name.decode(), rows[i].arity, rows[i].params,
@@ -479,6 +480,8 @@ cdef inline int _npy_type(gpuvec_dtype dtype) noexcept:
     """NumPy's type number of an ABI dtype."""
     if dtype == GPUVEC_FLOAT32:
         return cnp.NPY_FLOAT32
+    if dtype == GPUVEC_BOOL:
+        return cnp.NPY_BOOL
     return cnp.NPY_INT64 if dtype == GPUVEC_INT64 else cnp.NPY_FLOAT64
 
 
@@ -557,15 +560,21 @@ cdef tuple _normalize_axes(object axis, int ndim, bint single, bint ufunc_like):
 
 def reduce(int op, x, y=None, axis=None, bint keepdims=False, dtype=None,
            threads_per_block=None, stream=None, double ddof=0.0, bint index=False,
-           str empty_error=None, warn_at_most=None, str warning=None):
+           bint own_dtype=False, str empty_error=None, warn_at_most=None, str warning=None):
     """Runs the reduction `op` of the table over `axis` of x (and y, for dot).
 
-    Returns, as NumPy does: for host input a Python number for axis=None
-    (without keepdims), else a NumPy array (a NumPy scalar where no dimension
-    is left); for device input a DeviceArray (0-d for axis=None), except the
-    int64 positions of argmin/argmax, which come back as NumPy values.
-    `empty_error` is the ValueError for rows of no elements; `warning` is
-    the RuntimeWarning for rows of at most `warn_at_most` elements.
+    The result's dtype is the row's result column: the compute dtype, int64
+    (positions, counts) or bool (truth values). Returns, as NumPy does: for
+    host input a Python number for axis=None (without keepdims; a NumPy bool
+    for a truth value), else a NumPy array (a NumPy scalar where no dimension
+    is left); for device input a DeviceArray (0-d for axis=None), except
+    int64 results (argmin's and argmax's positions, count_nonzero's counts),
+    which come back as NumPy values. `index`: the op takes one axis (argmin,
+    argmax). `own_dtype`: x is read in its own dtype where that is float32,
+    float64 or bool (any, all, count_nonzero: a conversion to float32 would
+    turn 1e-50 into 0). `empty_error` is the ValueError for rows of no
+    elements; `warning` is the RuntimeWarning for rows of at most
+    `warn_at_most` elements.
     """
     cdef Operands ops = Operands()
     cdef int64_t shape[GPUVEC_MAX_NDIM]
@@ -579,13 +588,17 @@ def reduce(int op, x, y=None, axis=None, bint keepdims=False, dtype=None,
     cdef int64_t n = 1
     cdef Py_ssize_t out_size = 1
     cdef int previous
+    cdef gpuvec_dtype code
     # A number is reduced as a 0-d array.
     _add(ops, np.asarray(x) if _is_python_number(x) or isinstance(x, np.generic) else x, "x")
     if y is not None:
         _add(ops, np.asarray(y) if _is_python_number(y) or isinstance(y, np.generic) else y, "y")
     _check_placement(ops)
-    compute = _compute_dtype(ops, dtype)
-    _convert_host_inputs(ops, compute)
+    if own_dtype and ops.arrays[0].dtype in (GPUVEC_FLOAT32, GPUVEC_FLOAT64, GPUVEC_BOOL):
+        code = ops.arrays[0].dtype
+    else:
+        code = _code_of(_compute_dtype(ops, dtype))
+    _reduction_inputs(ops, code)
     if y is not None:
         xs, ys = _shape_of(ops.objects[0]), _shape_of(ops.objects[1])
         if xs != ys:
@@ -616,15 +629,17 @@ def reduce(int op, x, y=None, axis=None, bint keepdims=False, dtype=None,
     launch.threads_per_block = _threads_per_block(threads_per_block)
     stream = _resolve_stream(stream)
     launch.stream = <gpuvec_stream>_stream_handle(stream)
-    cdef gpuvec_dtype code = _code_of(compute)
-    cdef gpuvec_dtype out_code = GPUVEC_INT64 if index else code
+    cdef int result_kind = _REDUCE_RESULTS[op]
+    cdef gpuvec_dtype out_code = code if result_kind < 0 else <gpuvec_dtype>result_kind
+    # int64 results (positions, counts) come back as NumPy values, also from device data.
+    cdef bint host_values = out_code == GPUVEC_INT64
     out_tuple = _shape_tuple(out_ndim, out_shape)
     if ops.device_mode and not ops.host_backed:
         launch.backend = GPUVEC_BACKEND_CUDA
         previous = _make_current(ops.device)
         try:
             _device_scalars(ops, stream)
-            if index:
+            if host_values:
                 result = np.empty(out_tuple, np.int64)
                 target = DeviceBuffer(out_size * 8, _stream_handle(stream), stream)
                 memset(&result_desc, 0, sizeof(gpuvec_array))
@@ -634,8 +649,8 @@ def reduce(int op, x, y=None, axis=None, bint keepdims=False, dtype=None,
                 result_desc.ndim = out_ndim
                 _c_element_strides(out_ndim, out_shape, &result_desc)
             else:
-                result = _new_device_array(out_tuple, compute, ops.device, stream, False,
-                                           result_slot=out_ndim == 0)
+                result = _new_device_array(out_tuple, _numpy_dtype(out_code), ops.device, stream,
+                                           False, result_slot=out_ndim == 0)
                 _describe_result(&result_desc, result, out_ndim, out_shape, out_code)
             if out_size:
                 with nogil:
@@ -643,14 +658,14 @@ def reduce(int op, x, y=None, axis=None, bint keepdims=False, dtype=None,
                                            &ops.arrays[1] if ops.count > 1 else NULL, red_ndim,
                                            code, ddof, &launch)
                 check(status)
-                if index:
+                if host_values:
                     copy_to_host(result.reshape(-1).view(np.uint8),
                                  <uintptr_t>(<DeviceBuffer>target).ptr, _stream_handle(stream))
                 else:
                     _mark_stream_use(ops, result, <uintptr_t>launch.stream)
         finally:
             _restore_device(previous)
-        return _shape_reduction(result, ops, axes, keepdims, axis, index, True)
+        return _shape_reduction(result, ops, axes, keepdims, axis, out_code, True)
     launch.backend = GPUVEC_BACKEND_HOST if ops.host_backed else <gpuvec_backend>_backend_code
     result = cnp.PyArray_EMPTY(out_ndim, <cnp.npy_intp*>out_shape, _npy_type(out_code), 0)
     if out_size:
@@ -661,11 +676,44 @@ def reduce(int op, x, y=None, axis=None, bint keepdims=False, dtype=None,
                                    ddof, &launch)
         check(status)
         if launch.backend == GPUVEC_BACKEND_CUDA:
-            _count_staged(ops, 0, out_size * n, code, out_size * _itemsize(out_code))
+            _count_staged_reduction(ops, out_size * n, code, out_size * _itemsize(out_code))
     if ops.host_backed:
-        result = _DeviceArray._from_host_array(result) if not index else result
-        return _shape_reduction(result, ops, axes, keepdims, axis, index, True)
-    return _shape_reduction(result, ops, axes, keepdims, axis, index, False)
+        result = _DeviceArray._from_host_array(result) if not host_values else result
+        return _shape_reduction(result, ops, axes, keepdims, axis, out_code, True)
+    return _shape_reduction(result, ops, axes, keepdims, axis, out_code, False)
+
+
+cdef inline object _numpy_dtype(gpuvec_dtype dtype):
+    """NumPy's dtype of an ABI dtype."""
+    return cnp.PyArray_DescrFromType(_npy_type(dtype))
+
+
+cdef int _reduction_inputs(Operands ops, gpuvec_dtype compute) except -1:
+    """A reduction's host inputs, once the compute dtype is known: bool arrays
+    are read as they are (the boundary converts them to a float compute
+    dtype, and any, all and count_nonzero read them directly); other dtypes
+    (ints, float16) NumPy converts to the compute dtype."""
+    cdef int k
+    for k in range(ops.count):
+        if ops.kinds[k] != _HOST:
+            continue
+        if ops.arrays[k].dtype == GPUVEC_BOOL:
+            _describe_host_array(ops, k, ops.objects[k])
+        elif ops.arrays[k].dtype not in (GPUVEC_FLOAT32, GPUVEC_FLOAT64):
+            converted = ops.objects[k].astype(_numpy_dtype(compute))
+            ops.objects[k] = converted
+            _describe_host_array(ops, k, converted)
+    return 0
+
+
+cdef int _count_staged_reduction(Operands ops, Py_ssize_t size, gpuvec_dtype compute,
+                                 Py_ssize_t out_bytes) except -1:
+    """Counts the bytes a staged reduction moves: each input in the compute
+    dtype (the gather converts it before the copy, bool too), and the result back."""
+    global _bytes_to_device, _bytes_to_host
+    _bytes_to_device += ops.count * size * _itemsize(compute)
+    _bytes_to_host += out_bytes
+    return 0
 
 
 cdef int _c_element_strides(int ndim, const int64_t* shape, gpuvec_array* a) except -1:
@@ -679,17 +727,19 @@ cdef int _c_element_strides(int ndim, const int64_t* shape, gpuvec_array* a) exc
 
 
 cdef object _shape_reduction(object result, Operands ops, tuple axes, bint keepdims,
-                             object axis, bint index, bint device):
-    """The reduction's result in the form NumPy gives it (see reduce)."""
+                             object axis, gpuvec_dtype dtype, bint device):
+    """The reduction's result, of `dtype`, in the form NumPy gives it (see reduce)."""
     if keepdims:
         in_shape = _shape_of(ops.objects[0]) if ops.kinds[0] != _SCALAR else ()
         keep = tuple([1 if d in axes else in_shape[d] for d in range(len(in_shape))])
         return result.reshape(keep)
-    if device and not index:
+    if device and dtype != GPUVEC_INT64:
         return result
     if axis is None:
         value = result.reshape(())[()] if isinstance(result, np.ndarray) else result
-        return int(value) if index else float(value)
+        if dtype == GPUVEC_BOOL:
+            return value  # numpy.bool_, as from numpy.any: ~ negates it as a truth value
+        return int(value) if dtype == GPUVEC_INT64 else float(value)
     return result[()] if result.ndim == 0 else result
 
 
@@ -788,4 +838,7 @@ _SCALE = [row[0] for row in elementwise_ops() if row[1] == "scale"][0]
 # The reductions that NumPy computes as ufunc.reduce, with its axis rules.
 _UFUNC_REDUCTIONS = frozenset(
     [row[0] for row in reduce_ops()
-     if row[1] in ("sum", "min", "max", "argmin", "argmax", "prod", "nansum")])
+     if row[1] in ("sum", "min", "max", "argmin", "argmax", "prod", "nansum", "any", "all",
+                   "count_nonzero")])
+# Each reduction's result dtype (the table's result column): -1 for the compute dtype.
+_REDUCE_RESULTS = {row[0]: row[3] for row in reduce_ops()}

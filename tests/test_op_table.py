@@ -1,7 +1,8 @@
 """Every public op of gpuvec's op table against NumPy's function of the same name.
 
 The parameters come from the compiled core's tables, ``_core.elementwise_ops()``
-and ``_core.reduce_ops()``: rows ``(code, name, arity, params, summary)``. Each
+and ``_core.reduce_ops()``: rows ``(code, name, arity, params, summary)``, where a
+reduction's ``params`` is its result's dtype code (-1: the compute dtype). Each
 elementwise row with ``params == 0`` and arity 1 or 2 is a public function
 ``gpuvec.<name>``, compared here with ``numpy.<name>`` (``sigmoid``, which NumPy
 lacks, with ``1 / (1 + exp(-x))`` in float64). A new row is tested without a
@@ -223,6 +224,16 @@ EXISTING = {
 }
 NEW = {"tan", "arcsin", "arccos", "arctan", "floor", "ceil", "round", "sign"}
 REDUCTIONS = {"sum", "mean", "min", "max", "argmin", "argmax", "prod", "var", "std"}
+REDUCTIONS |= {"any", "all", "count_nonzero"}
+# The results that are not of the compute dtype: gpuvec_dtype codes (gpuvec.h).
+GPUVEC_INT64, GPUVEC_BOOL = 2, 3
+RESULT_DTYPES = {
+    "argmin": GPUVEC_INT64,
+    "argmax": GPUVEC_INT64,
+    "count_nonzero": GPUVEC_INT64,
+    "any": GPUVEC_BOOL,
+    "all": GPUVEC_BOOL,
+}
 
 
 @pytest.mark.parametrize("getter", ["elementwise_ops", "reduce_ops"])
@@ -239,7 +250,8 @@ def test_table_rows(getter):
         assert isinstance(arity, int), row
         assert arity >= 1, row
         assert isinstance(params, int), row
-        assert params >= 0, row
+        # A reduction's params is its result dtype's code, -1 for the compute dtype.
+        assert params >= (-1 if getter == "reduce_ops" else 0), row
         assert isinstance(summary, str), row
         assert summary, row
         assert summary.strip() == summary, row
@@ -266,8 +278,9 @@ def test_reduce_table():
     names = {row[1] for row in REDUCE_ROWS}
     assert REDUCTIONS <= names, f"missing: {sorted(REDUCTIONS - names)}"
     for _code, name, _arity, params, _summary in REDUCE_ROWS:
-        # params is 1 for the reductions whose result is an index, and only for them.
-        assert (params == 1) == (name in ("argmin", "argmax")), (name, params)
+        # params is the result's dtype: int64 for positions and counts, bool for
+        # truth values, -1 (the compute dtype) for the rest.
+        assert params == RESULT_DTYPES.get(name, -1), (name, params)
 
 
 # -- the public functions -------------------------------------------------------------------

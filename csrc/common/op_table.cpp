@@ -14,8 +14,9 @@ namespace {
 const gpuvec_op_info kElementwiseOps[] = {GPUVEC_ELEMENTWISE_OPS(GPUVEC_INFO_ROW)};
 #undef GPUVEC_INFO_ROW
 
-#define GPUVEC_INFO_ROW(NAME, name, inputs, index, Policy, summary) \
-  {GPUVEC_REDUCE_##NAME, #name, inputs, index, summary},
+// A reduction's params is its result column, as a dtype (gpuvec.h).
+#define GPUVEC_INFO_ROW(NAME, name, inputs, result, Policy, summary) \
+  {GPUVEC_REDUCE_##NAME, #name, inputs, GPUVEC_RESULT_##result, summary},
 const gpuvec_op_info kReduceOps[] = {GPUVEC_REDUCE_OPS(GPUVEC_INFO_ROW)};
 #undef GPUVEC_INFO_ROW
 

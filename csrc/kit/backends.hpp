@@ -40,14 +40,19 @@ namespace gpuvec {
               void* out, double ddof, int threads_per_block, gpuvec_stream stream);
 
 // The (To, From) pairs that cast is compiled for: conversions between the
-// float types, and copies of every dtype.
+// float types and bool (nonzero is true), and copies of every dtype.
 #define GPUVEC_CAST_TYPES(X) \
   X(float, float)            \
   X(float, double)           \
   X(double, float)           \
   X(double, double)          \
   X(int64_t, int64_t)        \
-  X(uint8_t, uint8_t)
+  X(uint8_t, uint8_t)        \
+  X(float, bool)             \
+  X(double, bool)            \
+  X(bool, float)             \
+  X(bool, double)            \
+  X(bool, bool)
 
 namespace host {
 GPUVEC_BACKEND_FUNCTIONS

@@ -40,7 +40,7 @@ decltype(auto) with_float(gpuvec_dtype dtype, Body&& body) {
               std::string("a float dtype was expected, got ") + dtype_name(dtype));
 }
 
-// Calls body(T{}) with T the type of any dtype; bool is one byte, uint8_t.
+// Calls body(T{}) with T the type of any dtype; bool's is C++'s one-byte bool.
 template <class Body>
 decltype(auto) with_dtype(gpuvec_dtype dtype, Body&& body) {
   switch (dtype) {
@@ -51,7 +51,7 @@ decltype(auto) with_dtype(gpuvec_dtype dtype, Body&& body) {
     case GPUVEC_INT64:
       return body(int64_t{});
     case GPUVEC_BOOL:
-      return body(uint8_t{});
+      return body(bool{});
   }
   throw_invalid_argument("unknown dtype code " + std::to_string(static_cast<int>(dtype)));
 }
@@ -66,7 +66,7 @@ constexpr gpuvec_dtype dtype_of() {
   } else if constexpr (std::is_same_v<T, int64_t>) {
     return GPUVEC_INT64;
   } else {
-    static_assert(std::is_same_v<T, uint8_t>, "a type with a gpuvec dtype");
+    static_assert(std::is_same_v<T, bool>, "a type with a gpuvec dtype");
     return GPUVEC_BOOL;
   }
 }
@@ -75,10 +75,12 @@ inline size_t itemsize(gpuvec_dtype dtype) {
   return with_dtype(dtype, [](auto zero) { return sizeof(zero); });
 }
 
-// The conversions gpuvec makes: between the float types, and none.
+// The conversions the kernels are compiled for: between the float types and
+// bool (GPUVEC_CAST_TYPES). gpuvec_copy makes those of convertible() alone.
+template <class T>
+constexpr bool kFloatOrBool = std::is_floating_point_v<T> || std::is_same_v<T, bool>;
 template <class To, class From>
-constexpr bool kConvertible = std::is_same_v<To, From> ||
-                              (std::is_floating_point_v<To> && std::is_floating_point_v<From>);
+constexpr bool kConvertible = std::is_same_v<To, From> || (kFloatOrBool<To> && kFloatOrBool<From>);
 
 inline bool convertible(gpuvec_dtype to, gpuvec_dtype from) {
   return to == from || (is_float(to) && is_float(from));
