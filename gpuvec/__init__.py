@@ -52,8 +52,11 @@ from gpuvec.elementwise import axpy, clip, scale, where
 from gpuvec.kernels import Kernel, RawKernel, SourceModule
 from gpuvec.memory import free_cached, memory_info
 from gpuvec.reductions import (
+    all,
+    any,
     argmax,
     argmin,
+    count_nonzero,
     dot,
     max,
     mean,
@@ -112,6 +115,8 @@ __all__ = [
     "RawKernel",
     "SourceModule",
     "Stream",
+    "all",
+    "any",
     "arange",
     "argmax",
     "argmin",
@@ -122,6 +127,7 @@ __all__ = [
     "axpy",
     "backend",
     "clip",
+    "count_nonzero",
     "current_device",
     "current_stream",
     "devices",

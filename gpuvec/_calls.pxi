@@ -40,21 +40,50 @@ def register_stream_context(var, cls):
 
 def elementwise_ops():
     """The elementwise rows of the op table: (code, name, arity, params,
-    summary, result), result being "bool" for the truth-value ops and None
-    for those whose result has the compute dtype."""
+    summary, result), result being the name of the result's dtype ("bool"
+    for the truth-value ops), or None for the compute dtype."""
     cdef int count = 0
-    cdef const gpuvec_op_info* rows = gpuvec_elementwise_ops(&count)
-    return [(rows[i].code, rows[i].name.decode(), rows[i].arity, rows[i].params,
-             rows[i].summary.decode(), "bool" if rows[i].result == GPUVEC_BOOL else None)
-            for i in range(count)]
+    cdef const gpuvec_op_info* rows = gpuvec_elementwise_ops(&count)  # sets count first
+    return _rows(rows, count)
 
 
 def reduce_ops():
-    """The reduction rows of the op table: (code, name, inputs, index, summary)."""
+    """The reduction rows of the op table: (code, name, inputs, 0, summary,
+    result), result being "int64" (positions, counts), "bool" (truth values)
+    or None (the compute dtype)."""
+    cdef int count = 0
+    cdef const gpuvec_op_info* rows = gpuvec_reduce_ops(&count)  # sets count first
+    return _rows(rows, count)
+
+
+cdef list _rows(const gpuvec_op_info* rows, int count):
+    return [(rows[i].code, rows[i].name.decode(), rows[i].arity, rows[i].params,
+             rows[i].summary.decode(),
+             None if rows[i].result < 0 else _npy_name(<gpuvec_dtype>rows[i].result))
+            for i in range(count)]
+
+
+cdef int _fill_truth_results() except -1:
+    """_truth_result from the elementwise rows' result column."""
+    cdef int count = 0, i
+    cdef const gpuvec_op_info* rows = gpuvec_elementwise_ops(&count)
+    for i in range(count):
+        if not 0 <= rows[i].code < _MAX_OPS:
+            raise RuntimeError("the op table outgrew _MAX_OPS")
+        _truth_result[rows[i].code] = rows[i].result == GPUVEC_BOOL
+    return 0
+
+
+cdef dict _result_codes():
+    """Each reduction's result dtype code, -1 for the compute dtype."""
     cdef int count = 0
     cdef const gpuvec_op_info* rows = gpuvec_reduce_ops(&count)
-    return [(rows[i].code, rows[i].name.decode(), rows[i].arity, rows[i].params,
-             rows[i].summary.decode()) for i in range(count)]
+    return {rows[i].code: rows[i].result for i in range(count)}
+
+
+cdef str _npy_name(gpuvec_dtype dtype):
+    return {GPUVEC_BOOL: "bool", GPUVEC_INT64: "int64", GPUVEC_FLOAT32: "float32"}.get(
+        dtype, "float64")
 
 
 # -- launch settings -----------------------------------------------------------------------------
@@ -592,15 +621,21 @@ cdef tuple _normalize_axes(object axis, int ndim, bint single, bint ufunc_like):
 
 def reduce(int op, x, y=None, axis=None, bint keepdims=False, dtype=None,
            threads_per_block=None, stream=None, double ddof=0.0, bint index=False,
-           str empty_error=None, warn_at_most=None, str warning=None):
+           bint own_dtype=False, str empty_error=None, warn_at_most=None, str warning=None):
     """Runs the reduction `op` of the table over `axis` of x (and y, for dot).
 
-    Returns, as NumPy does: for host input a Python number for axis=None
-    (without keepdims), else a NumPy array (a NumPy scalar where no dimension
-    is left); for device input a DeviceArray (0-d for axis=None), except the
-    int64 positions of argmin/argmax, which come back as NumPy values.
-    `empty_error` is the ValueError for rows of no elements; `warning` is
-    the RuntimeWarning for rows of at most `warn_at_most` elements.
+    The result's dtype is the row's result column: the compute dtype, int64
+    (positions, counts) or bool (truth values). Returns, as NumPy does: for
+    host input a Python number for axis=None (without keepdims; a NumPy bool
+    for a truth value), else a NumPy array (a NumPy scalar where no dimension
+    is left); for device input a DeviceArray (0-d for axis=None), except
+    int64 results (argmin's and argmax's positions, count_nonzero's counts),
+    which come back as NumPy values. `index`: the op takes one axis (argmin,
+    argmax). `own_dtype`: x is read in its own dtype where that is float32,
+    float64 or bool (any, all, count_nonzero: a conversion to float32 would
+    turn 1e-50 into 0). `empty_error` is the ValueError for rows of no
+    elements; `warning` is the RuntimeWarning for rows of at most
+    `warn_at_most` elements.
     """
     cdef Operands ops = Operands()
     cdef int64_t shape[GPUVEC_MAX_NDIM]
@@ -614,13 +649,17 @@ def reduce(int op, x, y=None, axis=None, bint keepdims=False, dtype=None,
     cdef int64_t n = 1
     cdef Py_ssize_t out_size = 1
     cdef int previous
+    cdef gpuvec_dtype code
     # A number is reduced as a 0-d array.
     _add(ops, np.asarray(x) if _is_python_number(x) or isinstance(x, np.generic) else x, "x")
     if y is not None:
         _add(ops, np.asarray(y) if _is_python_number(y) or isinstance(y, np.generic) else y, "y")
     _check_placement(ops)
-    compute = _compute_dtype(ops, dtype)
-    _convert_host_inputs(ops, compute, 0, False)
+    if own_dtype and ops.arrays[0].dtype in (GPUVEC_FLOAT32, GPUVEC_FLOAT64, GPUVEC_BOOL):
+        code = ops.arrays[0].dtype
+    else:
+        code = _code_of(_compute_dtype(ops, dtype))
+    _convert_host_inputs(ops, _numpy_dtype(code))  # bools stay bools: the C++ side reads them
     if y is not None:
         xs, ys = _shape_of(ops.objects[0]), _shape_of(ops.objects[1])
         if xs != ys:
@@ -651,15 +690,17 @@ def reduce(int op, x, y=None, axis=None, bint keepdims=False, dtype=None,
     launch.threads_per_block = _threads_per_block(threads_per_block)
     stream = _resolve_stream(stream)
     launch.stream = <gpuvec_stream>_stream_handle(stream)
-    cdef gpuvec_dtype code = _code_of(compute)
-    cdef gpuvec_dtype out_code = GPUVEC_INT64 if index else code
+    cdef int result_kind = _REDUCE_RESULTS[op]
+    cdef gpuvec_dtype out_code = code if result_kind < 0 else <gpuvec_dtype>result_kind
+    # int64 results (positions, counts) come back as NumPy values, also from device data.
+    cdef bint host_values = out_code == GPUVEC_INT64
     out_tuple = _shape_tuple(out_ndim, out_shape)
     if ops.device_mode and not ops.host_backed:
         launch.backend = GPUVEC_BACKEND_CUDA
         previous = _make_current(ops.device)
         try:
             _device_scalars(ops, stream)
-            if index:
+            if host_values:
                 result = np.empty(out_tuple, np.int64)
                 target = DeviceBuffer(out_size * 8, _stream_handle(stream), stream)
                 memset(&result_desc, 0, sizeof(gpuvec_array))
@@ -669,8 +710,8 @@ def reduce(int op, x, y=None, axis=None, bint keepdims=False, dtype=None,
                 result_desc.ndim = out_ndim
                 _c_element_strides(out_ndim, out_shape, &result_desc)
             else:
-                result = _new_device_array(out_tuple, compute, ops.device, stream, False,
-                                           result_slot=out_ndim == 0)
+                result = _new_device_array(out_tuple, _numpy_dtype(out_code), ops.device, stream,
+                                           False, result_slot=out_ndim == 0)
                 _describe_result(&result_desc, result, out_ndim, out_shape, out_code)
             if out_size:
                 with nogil:
@@ -678,14 +719,14 @@ def reduce(int op, x, y=None, axis=None, bint keepdims=False, dtype=None,
                                            &ops.arrays[1] if ops.count > 1 else NULL, red_ndim,
                                            code, ddof, &launch)
                 check(status)
-                if index:
+                if host_values:
                     copy_to_host(result.reshape(-1).view(np.uint8),
                                  <uintptr_t>(<DeviceBuffer>target).ptr, _stream_handle(stream))
                 else:
                     _mark_stream_use(ops, result, <uintptr_t>launch.stream)
         finally:
             _restore_device(previous)
-        return _shape_reduction(result, ops, axes, keepdims, axis, index, True)
+        return _shape_reduction(result, ops, axes, keepdims, axis, out_code, True)
     launch.backend = GPUVEC_BACKEND_HOST if ops.host_backed else <gpuvec_backend>_backend_code
     result = cnp.PyArray_EMPTY(out_ndim, <cnp.npy_intp*>out_shape, _npy_type(out_code), 0)
     if out_size:
@@ -696,11 +737,26 @@ def reduce(int op, x, y=None, axis=None, bint keepdims=False, dtype=None,
                                    ddof, &launch)
         check(status)
         if launch.backend == GPUVEC_BACKEND_CUDA:
-            _count_staged(ops, 0, out_size * n, code, out_size * _itemsize(out_code))
+            _count_staged_reduction(ops, out_size * n, code, out_size * _itemsize(out_code))
     if ops.host_backed:
-        result = _DeviceArray._from_host_array(result) if not index else result
-        return _shape_reduction(result, ops, axes, keepdims, axis, index, True)
-    return _shape_reduction(result, ops, axes, keepdims, axis, index, False)
+        result = _DeviceArray._from_host_array(result) if not host_values else result
+        return _shape_reduction(result, ops, axes, keepdims, axis, out_code, True)
+    return _shape_reduction(result, ops, axes, keepdims, axis, out_code, False)
+
+
+cdef inline object _numpy_dtype(gpuvec_dtype dtype):
+    """NumPy's dtype of an ABI dtype."""
+    return cnp.PyArray_DescrFromType(_npy_type(dtype))
+
+
+cdef int _count_staged_reduction(Operands ops, Py_ssize_t size, gpuvec_dtype compute,
+                                 Py_ssize_t out_bytes) except -1:
+    """Counts the bytes a staged reduction moves: each input in the compute
+    dtype (the gather converts it before the copy, bool too), and the result back."""
+    global _bytes_to_device, _bytes_to_host
+    _bytes_to_device += ops.count * size * _itemsize(compute)
+    _bytes_to_host += out_bytes
+    return 0
 
 
 cdef int _c_element_strides(int ndim, const int64_t* shape, gpuvec_array* a) except -1:
@@ -714,17 +770,19 @@ cdef int _c_element_strides(int ndim, const int64_t* shape, gpuvec_array* a) exc
 
 
 cdef object _shape_reduction(object result, Operands ops, tuple axes, bint keepdims,
-                             object axis, bint index, bint device):
-    """The reduction's result in the form NumPy gives it (see reduce)."""
+                             object axis, gpuvec_dtype dtype, bint device):
+    """The reduction's result, of `dtype`, in the form NumPy gives it (see reduce)."""
     if keepdims:
         in_shape = _shape_of(ops.objects[0]) if ops.kinds[0] != _SCALAR else ()
         keep = tuple([1 if d in axes else in_shape[d] for d in range(len(in_shape))])
         return result.reshape(keep)
-    if device and not index:
+    if device and dtype != GPUVEC_INT64:
         return result
     if axis is None:
         value = result.reshape(())[()] if isinstance(result, np.ndarray) else result
-        return int(value) if index else float(value)
+        if dtype == GPUVEC_BOOL:
+            return value  # numpy.bool_, as from numpy.any: ~ negates it as a truth value
+        return int(value) if dtype == GPUVEC_INT64 else float(value)
     return result[()] if result.ndim == 0 else result
 
 
@@ -816,10 +874,11 @@ def to_host(array):
 # The codes of the ops this file treats apart: where's condition is a bool
 # array; the truth-value ops return bool arrays.
 _WHERE = [row[0] for row in elementwise_ops() if row[1] == "where"][0]
-for _row in elementwise_ops():
-    assert _row[0] < _MAX_OPS, "the op table outgrew _MAX_OPS"
-    _truth_result[_row[0]] = _row[5] == "bool"
+_fill_truth_results()
 # The reductions that NumPy computes as ufunc.reduce, with its axis rules.
 _UFUNC_REDUCTIONS = frozenset(
     [row[0] for row in reduce_ops()
-     if row[1] in ("sum", "min", "max", "argmin", "argmax", "prod", "nansum")])
+     if row[1] in ("sum", "min", "max", "argmin", "argmax", "prod", "nansum", "any", "all",
+                   "count_nonzero")])
+# Each reduction's result dtype (the table's result column): -1 for the compute dtype.
+_REDUCE_RESULTS = _result_codes()

@@ -145,8 +145,8 @@ cdef class ResultSlot:
         with nogil:
             status = gpuvec_cuda_stream_synchronize(<gpuvec_stream>stream)
         check(status)
-        if itemsize == 1:
-            return (<unsigned char*>self.ptr)[0] != 0
+        if itemsize == 1:  # a truth value (any, all)
+            return np.bool_((<unsigned char*>self.ptr)[0] != 0)
         if itemsize == 4:
             return (<float*>self.ptr)[0]
         return (<double*>self.ptr)[0]

@@ -589,6 +589,14 @@ class DeviceArray(_core.ArrayFields):
         """The index of the smallest element over ``axis`` (see :func:`gpuvec.argmin`)."""
         return METHODS["argmin"](self, axis, keepdims=keepdims)
 
+    def any(self, axis=None, *, keepdims=False):
+        """Whether any element over ``axis`` is nonzero (see :func:`gpuvec.any`)."""
+        return METHODS["any"](self, axis, keepdims=keepdims)
+
+    def all(self, axis=None, *, keepdims=False):
+        """Whether every element over ``axis`` is nonzero (see :func:`gpuvec.all`)."""
+        return METHODS["all"](self, axis, keepdims=keepdims)
+
     def var(self, axis=None, *, ddof=0, dtype=None, keepdims=False):
         """The variance over ``axis`` (see :func:`gpuvec.var`).
 
@@ -663,8 +671,8 @@ _OP = ELEMENTWISE
 _AB, _X = ("a", "b"), ("x",)
 
 # The reductions behind the methods, registered by gpuvec.reductions (which
-# sits above this module): sum, mean, max, min, prod, argmax, argmin, var,
-# std and dot.
+# sits above this module): sum, mean, max, min, prod, argmax, argmin, any,
+# all, var, std and dot.
 METHODS: dict = {}
 
 

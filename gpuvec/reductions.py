@@ -1,10 +1,12 @@
-"""Reductions: sums, means, extremes and spreads, over all or some axes; and dot.
+"""Reductions: sums, means, extremes and spreads, over all or some axes; dot; and
+the truth values any, all and count_nonzero.
 
 Every reduction accumulates in float64 in a fixed tree order, so a float32
 input is reduced as accurately as a float64 one and the same input always
-gives the same result. With ``axis=None`` the result is a Python number;
-with an ``axis`` it is a NumPy array, as from the NumPy function of the same
-name (a NumPy scalar where no dimension is left).
+gives the same result. With ``axis=None`` the result is a Python number (a
+NumPy bool for any and all); with an ``axis`` it is a NumPy array, as from
+the NumPy function of the same name (a NumPy scalar where no dimension is
+left). Bool input is counted as 0 and 1, as NumPy's sum of bools counts them.
 """
 
 from __future__ import annotations
@@ -19,8 +21,11 @@ from gpuvec._table import REDUCE
 from gpuvec.device_array import METHODS, DeviceArray
 
 __all__ = [
+    "all",
+    "any",
     "argmax",
     "argmin",
+    "count_nonzero",
     "dot",
     "max",
     "mean",
@@ -424,6 +429,127 @@ nanmean.__doc__ = _doc(
 )
 
 
+def any(x, axis=None, *, keepdims=False, threads_per_block=None, stream=None):
+    return _core.reduce(
+        REDUCE["any"], x, None, axis, keepdims, None, threads_per_block, stream, own_dtype=True
+    )
+
+
+def all(x, axis=None, *, keepdims=False, threads_per_block=None, stream=None):
+    return _core.reduce(
+        REDUCE["all"], x, None, axis, keepdims, None, threads_per_block, stream, own_dtype=True
+    )
+
+
+_TRUTH_DOC = """{summary}, over all axes or some, like :func:`numpy.{name}`.
+
+An element is true when it is not zero, so NaN is true, as in NumPy. Float
+input is read in its own dtype, never rounded to a lower precision (which
+could turn a tiny number into 0), and bool input as it is. The {name} of no
+elements is {empty}.
+
+Parameters
+----------
+x : array_like
+    Real or bool input of any shape and strides.
+axis : None or int or tuple of ints, optional
+    The axes to reduce over (negative ones count from the end); None
+    reduces everything.
+keepdims : bool, optional
+    Keep the reduced axes, with length 1, so that the result broadcasts
+    against ``x``.
+threads_per_block, stream
+    As for :func:`gpuvec.sum`.
+
+Returns
+-------
+numpy.bool, numpy.ndarray or DeviceArray
+    A NumPy bool for ``axis=None``, else a bool array. For a DeviceArray
+    input, a bool DeviceArray (0-d for ``axis=None``).
+
+Examples
+--------
+>>> import numpy as np, gpuvec
+>>> x = np.array([[0.0, 2.0, np.nan], [0.0, 0.0, 0.0]])
+>>> print(gpuvec.{name}(x))
+{example_all}
+>>> gpuvec.{name}(x, axis=1)
+{example_axis}
+>>> gpuvec.{name}(x > 1, axis=0)
+{example_bool}
+"""
+
+any.__doc__ = _TRUTH_DOC.format(
+    name="any",
+    summary="Whether any element is nonzero",
+    empty="False",
+    example_all="True",
+    example_axis="array([ True, False])",
+    example_bool="array([False,  True, False])",
+)
+all.__doc__ = _TRUTH_DOC.format(
+    name="all",
+    summary="Whether every element is nonzero",
+    empty="True",
+    example_all="False",
+    example_axis="array([False, False])",
+    example_bool="array([False, False, False])",
+)
+
+
+def count_nonzero(x, axis=None, *, keepdims=False, threads_per_block=None, stream=None):
+    """The number of nonzero elements, over all axes or some, like :func:`numpy.count_nonzero`.
+
+    An element counts when it is not zero, so NaN counts, as in NumPy. Float
+    input is read in its own dtype, never rounded to a lower precision (which
+    could turn a tiny number into 0), and bool input as it is. Counts are
+    exact int64 sums.
+
+    Parameters
+    ----------
+    x : array_like
+        Real or bool input of any shape and strides.
+    axis : None or int or tuple of ints, optional
+        The axes to count over (negative ones count from the end); None
+        counts everything.
+    keepdims : bool, optional
+        Keep the counted axes, with length 1, so that the result broadcasts
+        against ``x``.
+    threads_per_block, stream
+        As for :func:`gpuvec.sum`.
+
+    Returns
+    -------
+    int or numpy.ndarray
+        A Python int for ``axis=None``, else an int64 array; for a
+        DeviceArray input too (as from :func:`gpuvec.argmax`), since
+        DeviceArrays hold no integers.
+
+    Examples
+    --------
+    >>> import numpy as np, gpuvec
+    >>> x = np.array([[0.0, 2.0, np.nan], [0.0, 0.0, 5.0]])
+    >>> gpuvec.count_nonzero(x)
+    3
+    >>> gpuvec.count_nonzero(x, axis=0)
+    array([0, 1, 2])
+    >>> gpuvec.count_nonzero(x > 1, axis=1, keepdims=True)
+    array([[1],
+           [1]])
+    """
+    return _core.reduce(
+        REDUCE["count_nonzero"],
+        x,
+        None,
+        axis,
+        keepdims,
+        None,
+        threads_per_block,
+        stream,
+        own_dtype=True,
+    )
+
+
 # The DeviceArray methods (d.sum(), d.mean(axis=0), ...) are these functions.
 METHODS.update(
     sum=sum,
@@ -436,4 +562,6 @@ METHODS.update(
     var=var,
     std=std,
     dot=dot,
+    any=any,
+    all=all,
 )

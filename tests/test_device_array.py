@@ -320,5 +320,8 @@ def test_where_on_device_arrays(backend, rng):
     result = gpuvec.where(cond, gpuvec.to_device(x), gpuvec.to_device(y))
     assert isinstance(result, gpuvec.DeviceArray)
     np.testing.assert_array_equal(result.to_host(), np.where(cond, x, y))
-    with pytest.raises(TypeError, match="must be a NumPy bool array"):
-        gpuvec.where(gpuvec.to_device(x), x, y)
+    with pytest.raises(TypeError, match="must be a bool array"):
+        gpuvec.where(gpuvec.to_device(x), x, y)  # a float condition
+    # A device condition, as a comparison makes it.
+    dx, dy = gpuvec.to_device(x), gpuvec.to_device(y)
+    np.testing.assert_array_equal(gpuvec.where(dx > 0, dx, dy).to_host(), np.where(cond, x, y))

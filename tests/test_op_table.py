@@ -1,11 +1,14 @@
 """Every public op of gpuvec's op table against NumPy's function of the same name.
 
 The parameters come from the compiled core's tables, ``_core.elementwise_ops()``
-and ``_core.reduce_ops()``: rows ``(code, name, arity, params, summary)``. Each
-elementwise row with ``params == 0`` and arity 1 or 2 is a public function
-``gpuvec.<name>``, compared here with ``numpy.<name>`` (``sigmoid``, which NumPy
-lacks, with ``1 / (1 + exp(-x))`` in float64). A new row is tested without a
-change here; one without a NumPy twin or an ulp budget fails, naming what is missing.
+and ``_core.reduce_ops()``: rows ``(code, name, arity, params, summary, result)``,
+where ``result`` names the result's dtype ("bool", "int64"), None for the compute
+dtype. Each elementwise row with ``params == 0`` and arity 1 or 2 is a public
+function ``gpuvec.<name>``; those of the compute dtype are compared here with
+``numpy.<name>`` (``sigmoid``, which NumPy lacks, with ``1 / (1 + exp(-x))`` in
+float64), the truth-value ones in tests/test_bool_arrays.py. A new row is tested
+without a change here; one without a NumPy twin or an ulp budget fails, naming
+what is missing.
 """
 
 import inspect
@@ -30,6 +33,7 @@ class Op(NamedTuple):
     arity: int
     params: int
     summary: str
+    result: str | None
 
 
 def _rows(getter):
@@ -45,11 +49,16 @@ MISSING = (
     "parametrised from is missing"
 )
 
-# The public elementwise functions: params == 0, arity 1 or 2 (not where/clip).
+# The public elementwise functions of the compute dtype: params == 0, arity 1
+# or 2 (not where/clip), result None.
 PUBLIC = [
     Op(*row)
     for row in ELEMENTWISE_ROWS or []
-    if len(row) == 5 and row[3] == 0 and row[2] in (1, 2) and row[1] not in ("where", "clip")
+    if len(row) == 6
+    and row[3] == 0
+    and row[2] in (1, 2)
+    and row[1] not in ("where", "clip")
+    and row[5] is None
 ]
 
 
@@ -223,6 +232,15 @@ EXISTING = {
 }
 NEW = {"tan", "arcsin", "arccos", "arctan", "floor", "ceil", "round", "sign"}
 REDUCTIONS = {"sum", "mean", "min", "max", "argmin", "argmax", "prod", "var", "std"}
+REDUCTIONS |= {"any", "all", "count_nonzero"}
+# The results that are not of the compute dtype.
+RESULT_DTYPES = {
+    "argmin": "int64",
+    "argmax": "int64",
+    "count_nonzero": "int64",
+    "any": "bool",
+    "all": "bool",
+}
 
 
 @pytest.mark.parametrize("getter", ["elementwise_ops", "reduce_ops"])
@@ -231,8 +249,8 @@ def test_table_rows(getter):
     assert rows is not None, f"gpuvec._core.{getter}() does not exist"
     assert rows, f"gpuvec._core.{getter}() is empty"
     for row in rows:
-        assert len(row) == 5, row
-        code, name, arity, params, summary = row
+        assert len(row) == 6, row
+        code, name, arity, params, summary, result = row
         assert isinstance(code, int), row
         assert isinstance(name, str), row
         assert name.isidentifier(), row
@@ -240,6 +258,7 @@ def test_table_rows(getter):
         assert arity >= 1, row
         assert isinstance(params, int), row
         assert params >= 0, row
+        assert result in (None, "bool", "int64"), row
         assert isinstance(summary, str), row
         assert summary, row
         assert summary.strip() == summary, row
@@ -265,9 +284,11 @@ def test_reduce_table():
     assert REDUCE_ROWS is not None, "gpuvec._core.reduce_ops() does not exist"
     names = {row[1] for row in REDUCE_ROWS}
     assert REDUCTIONS <= names, f"missing: {sorted(REDUCTIONS - names)}"
-    for _code, name, _arity, params, _summary in REDUCE_ROWS:
-        # params is 1 for the reductions whose result is an index, and only for them.
-        assert (params == 1) == (name in ("argmin", "argmax")), (name, params)
+    for _code, name, _arity, params, _summary, result in REDUCE_ROWS:
+        # int64 for positions and counts, bool for truth values, None (the
+        # compute dtype) for the rest; no reduction has parameters.
+        assert result == RESULT_DTYPES.get(name), (name, result)
+        assert params == 0, (name, params)
 
 
 # -- the public functions -------------------------------------------------------------------

@@ -1,14 +1,17 @@
 // gpuvec_reduce: the reductions of x (and y) over its last dimensions.
 //
 // The boundary checks the descriptors, converts x to the compute dtype where
-// it is in memory of another dtype, and builds two layouts: `rows` over out
-// and the start of each row of x, `row` over the elements of one row. Full
-// sums and dot products take the backends' single-pass sum and dot; the
-// rest, the row reductions. Host arrays on the CUDA backend are staged: sum
-// and dot chunk by chunk, the others through a device copy of x.
+// it is in memory of another dtype (bool x to a float for sum, mean and the
+// rest: NumPy's sum of bools counts them; any, all and count_nonzero may
+// read it as it is), and builds two layouts: `rows` over out and the start
+// of each row of x, `row` over the elements of one row. Full sums and dot
+// products take the backends' single-pass sum and dot; the rest, the row
+// reductions. Host arrays on the CUDA backend are staged: sum and dot chunk
+// by chunk, the others through a device copy of x.
 #include <stdint.h>
 
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "../kit/backends.hpp"
@@ -18,6 +21,7 @@
 #include "arrays.hpp"
 #include "checks.hpp"
 #include "gpuvec/layout.hpp"
+#include "gpuvec/reduce_ops.hpp"
 #include "op_table.hpp"
 #include "temporaries.hpp"
 
@@ -35,6 +39,16 @@ struct Call {
   gpuvec_stream stream;
 };
 
+// x and y: float data, or bool, which is converted to the compute dtype
+// where that is a float.
+void check_input_dtype(const Named& a) {
+  const gpuvec_dtype has = a.array->dtype;
+  if (!is_float(has) && has != GPUVEC_BOOL) {
+    throw_invalid_argument(a.name() + " has dtype " + dtype_name(has) +
+                           "; float32, float64 or bool was expected");
+  }
+}
+
 // Ops without a value for an empty row.
 bool needs_elements(gpuvec_reduce_op op) {
   return op == GPUVEC_REDUCE_MIN || op == GPUVEC_REDUCE_MAX || op == GPUVEC_REDUCE_ARGMIN ||
@@ -44,6 +58,21 @@ bool needs_elements(gpuvec_reduce_op op) {
 // ArgMin and ArgMax report positions, so they visit a row in its own order.
 bool keeps_order(gpuvec_reduce_op op) {
   return op == GPUVEC_REDUCE_ARGMIN || op == GPUVEC_REDUCE_ARGMAX;
+}
+
+// The ops that ask only whether each element is nonzero (any, all,
+// count_nonzero, by their policies): they may compute in bool.
+bool counts_nonzero(gpuvec_reduce_op op) {
+  switch (op) {
+#define GPUVEC_ROW(NAME, name, inputs, result, Policy, summary) \
+  case GPUVEC_REDUCE_##NAME:                                    \
+    return ops::reduce::kCountsNonzero<ops::reduce::Policy>;
+    GPUVEC_REDUCE_OPS(GPUVEC_ROW)
+#undef GPUVEC_ROW
+    case GPUVEC_REDUCE_OP_COUNT:
+      break;
+  }
+  return false;
 }
 
 // Sums and dot products of every element: the backends' single-pass kernels.
@@ -111,7 +140,8 @@ void run_in_memory(Call c, Place place) {
       overlaps(out, c.x) || (c.op == GPUVEC_REDUCE_DOT && overlaps(out, c.y));
   if (via_temporary) c.out = temporary_like(out, out.dtype, memory, false, scratch);
   if (is_total(c)) {
-    total<T>(c, place);
+    // Sums and dots compute in a float dtype (bool is the counting rows' alone).
+    if constexpr (std::is_floating_point_v<T>) total<T>(c, place);
   } else {
     row_reduction<T>(c, place);
   }
@@ -182,18 +212,20 @@ extern "C" gpuvec_status gpuvec_reduce(gpuvec_reduce_op op, const gpuvec_array* 
   return guard([&] {
     check_launch(launch, true);
     const gpuvec_op_info& info = reduce_info(op);
-    if (!is_float(compute)) {
-      throw_invalid_argument(std::string("compute must be float32 or float64, got ") +
-                             dtype_name(compute));
+    const bool bool_compute = compute == GPUVEC_BOOL && counts_nonzero(op);
+    if (!is_float(compute) && !bool_compute) {
+      throw_invalid_argument(std::string("compute must be float32 or float64") +
+                             (counts_nonzero(op) ? " or bool" : "") + " for " + info.name +
+                             ", got " + dtype_name(compute));
     }
     const Named xn{x, "x"}, yn{y, "y"}, on{out, "out"};
     check_array(xn, false);
-    check_dtype(xn, -1);
+    check_input_dtype(xn);
     const Named arrays[] = {on, xn, yn};
     if (info.arity == 2) {
       check_array(yn, false);
       check_same_shape(yn, xn);
-      check_dtype(yn, -1);
+      check_input_dtype(yn);
     } else if (y != nullptr) {
       throw_invalid_argument(std::string(info.name) + " takes one input, but y is given");
     }
@@ -205,7 +237,7 @@ extern "C" gpuvec_status gpuvec_reduce(gpuvec_reduce_op op, const gpuvec_array* 
       throw_invalid_argument(std::string(info.name) + " reduces every dimension of x");
     }
     check_array(on, false);
-    check_dtype(on, info.params ? GPUVEC_INT64 : compute);
+    check_dtype(on, info.result == GPUVEC_RESULT_SAME ? static_cast<int>(compute) : info.result);
     const int kept = x->ndim - reduced_ndim;
     bool same = out->ndim == kept;
     for (int d = 0; same && d < kept; ++d) same = out->shape[d] == x->shape[d];
@@ -230,13 +262,18 @@ extern "C" gpuvec_status gpuvec_reduce(gpuvec_reduce_op op, const gpuvec_array* 
            ddof,
            launch->threads_per_block,
            launch->stream};
-    with_float(compute, [&](auto zero) {
+    auto run = [&](auto zero) {
       using T = decltype(zero);
       if (place == Place::kStaged) {
         run_staged<T>(c);
       } else {
         run_in_memory<T>(c, place);
       }
-    });
+    };
+    if (bool_compute) {
+      run(bool{});
+    } else {
+      with_float(compute, run);
+    }
   });
 }

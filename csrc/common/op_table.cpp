@@ -14,8 +14,9 @@ namespace {
 const gpuvec_op_info kElementwiseOps[] = {GPUVEC_ELEMENTWISE_OPS(GPUVEC_INFO_ROW)};
 #undef GPUVEC_INFO_ROW
 
-#define GPUVEC_INFO_ROW(NAME, name, inputs, index, Policy, summary) \
-  {GPUVEC_REDUCE_##NAME, #name, inputs, index, summary, index ? GPUVEC_INT64 : -1},
+// A reduction has no parameters; its result column is gpuvec_op_info.result.
+#define GPUVEC_INFO_ROW(NAME, name, inputs, result, Policy, summary) \
+  {GPUVEC_REDUCE_##NAME, #name, inputs, 0, summary, GPUVEC_RESULT_##result},
 const gpuvec_op_info kReduceOps[] = {GPUVEC_REDUCE_OPS(GPUVEC_INFO_ROW)};
 #undef GPUVEC_INFO_ROW
 

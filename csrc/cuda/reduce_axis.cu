@@ -469,5 +469,8 @@ template void reduce<float>(gpuvec_reduce_op, const Layout<2>&, const Layout<1>&
                             void*, double, int, gpuvec_stream);
 template void reduce<double>(gpuvec_reduce_op, const Layout<2>&, const Layout<1>&, const double*,
                              void*, double, int, gpuvec_stream);
+// Bool x: any, all and count_nonzero alone (visit_reduce_op).
+template void reduce<bool>(gpuvec_reduce_op, const Layout<2>&, const Layout<1>&, const bool*,
+                           void*, double, int, gpuvec_stream);
 
 }  // namespace gpuvec::cuda

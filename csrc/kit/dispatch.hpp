@@ -96,19 +96,27 @@ auto make_policy(double ddof) {
 }
 
 // Calls visit(policy, Out{}) with the row reduction of op and the type of its
-// output: T, or int64_t for the ops whose result is an index (argmin,
-// argmax). Ops of two inputs (dot) are no row reduction: the boundary sends
-// them to the backends' dot, and they throw here.
+// output, by the row's result column: T (SAME), int64_t (INT64: argmin,
+// argmax, count_nonzero) or bool (BOOL: any, all). Ops of two inputs (dot)
+// are no row reduction: the boundary sends them to the backends' dot, and
+// they throw here. For T = bool only the rows that count nonzero elements
+// are compiled (the boundary converts bool x to a float dtype for the
+// others); the rest throw.
 template <class T, class Visitor>
 void visit_reduce_op(gpuvec_reduce_op op, double ddof, Visitor&& visit) {
   switch (op) {
-#define GPUVEC_VISIT_ROW(NAME, name, inputs, index, Policy, summary)                  \
-  case GPUVEC_REDUCE_##NAME:                                                          \
-    if constexpr (inputs == 1) {                                                      \
-      using Out = std::conditional_t<index == 1, int64_t, T>;                         \
-      return visit(make_policy<ops::reduce::Policy>(ddof), Out{});                    \
-    } else {                                                                          \
-      throw Error(GPUVEC_ERROR_INTERNAL, #name " of two inputs is no row reduction"); \
+#define GPUVEC_VISIT_ROW(NAME, name, inputs, result, Policy, summary)                             \
+  case GPUVEC_REDUCE_##NAME:                                                                      \
+    if constexpr (inputs != 1) {                                                                  \
+      throw Error(GPUVEC_ERROR_INTERNAL, #name " of two inputs is no row reduction");             \
+    } else if constexpr (std::is_same_v<T, bool> &&                                               \
+                         !ops::reduce::kCountsNonzero<ops::reduce::Policy>) {                     \
+      throw Error(GPUVEC_ERROR_INTERNAL, #name " takes bool x converted to a float dtype");       \
+    } else {                                                                                      \
+      using Out =                                                                                 \
+          std::conditional_t<GPUVEC_RESULT_##result == GPUVEC_INT64, int64_t,                     \
+                             std::conditional_t<GPUVEC_RESULT_##result == GPUVEC_BOOL, bool, T>>; \
+      return visit(make_policy<ops::reduce::Policy>(ddof), Out{});                                \
     }
     GPUVEC_REDUCE_OPS(GPUVEC_VISIT_ROW)
 #undef GPUVEC_VISIT_ROW

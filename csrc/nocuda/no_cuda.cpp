@@ -60,6 +60,8 @@ GPUVEC_INSTANTIATE_ELEMENTWISE(bool)
 GPUVEC_INSTANTIATE(float)
 GPUVEC_INSTANTIATE(double)
 #undef GPUVEC_INSTANTIATE
+template void reduce<bool>(gpuvec_reduce_op, const Layout<2>&, const Layout<1>&, const bool*,
+                           void*, double, int, gpuvec_stream);
 
 #define GPUVEC_INSTANTIATE(To, From) \
   template void cast<To, From>(const Layout<2>&, To*, Operand<From>, gpuvec_stream);

@@ -79,26 +79,29 @@ typedef struct gpuvec_launch {
 #define GPUVEC_ENUM_ROW(NAME, name, arity, params, result, Functor, summary) GPUVEC_##NAME,
 typedef enum gpuvec_op { GPUVEC_ELEMENTWISE_OPS(GPUVEC_ENUM_ROW) GPUVEC_OP_COUNT } gpuvec_op;
 #undef GPUVEC_ENUM_ROW
-#define GPUVEC_ENUM_ROW(NAME, name, inputs, index, Policy, summary) GPUVEC_REDUCE_##NAME,
+#define GPUVEC_ENUM_ROW(NAME, name, inputs, result, Policy, summary) GPUVEC_REDUCE_##NAME,
 typedef enum gpuvec_reduce_op {
   GPUVEC_REDUCE_OPS(GPUVEC_ENUM_ROW) GPUVEC_REDUCE_OP_COUNT
 } gpuvec_reduce_op;
 #undef GPUVEC_ENUM_ROW
 
 /* One row of the op table, for bindings that build their functions from it.
- * For reductions, arity is the number of inputs and params is 1 for ops
- * whose result is an int64 index. */
+ * For reductions, arity is the number of inputs and params is 0. result is
+ * the row's result column: GPUVEC_BOOL (comparisons, tests, any, all),
+ * GPUVEC_INT64 (argmin, argmax, count_nonzero), or -1 for the compute dtype. */
 typedef struct gpuvec_op_info {
   int code;
   const char* name;
   int arity;
   int params;
   const char* summary;
-  int result; /* the result's dtype: GPUVEC_BOOL or GPUVEC_INT64, or -1 for the compute dtype */
+  int result; /* the result's dtype, or -1 for the compute dtype */
 } gpuvec_op_info;
 
-/* The op table's result column as gpuvec_op_info.result. */
+/* The op table's result column as gpuvec_op_info.result: a dtype, or -1
+ * for the compute dtype. */
 #define GPUVEC_RESULT_SAME (-1)
+#define GPUVEC_RESULT_INT64 GPUVEC_INT64
 #define GPUVEC_RESULT_BOOL GPUVEC_BOOL
 
 /* The table's rows; *count receives their number. Never fails. */
@@ -125,12 +128,17 @@ gpuvec_status gpuvec_elementwise(gpuvec_op op, const gpuvec_array* out, const gp
 /* out = the reduction op of x (and y, for DOT) over x's last reduced_ndim
  * dimensions, computed in `compute` (x is converted as it is read).
  *
- * out's shape is x's first x.ndim - reduced_ndim dimensions; its dtype is
- * `compute`, or GPUVEC_INT64 for ARGMIN and ARGMAX. Sums accumulate in
- * double. ddof is var's and std's delta degrees of freedom. MIN, MAX, ARGMIN
- * and ARGMAX of no elements fail with GPUVEC_ERROR_INVALID_ARGUMENT. y is
- * NULL except for DOT, which reduces every dimension (reduced_ndim ==
- * x.ndim) of x and y, of one shape. x and y are arrays, not scalars. */
+ * x and y are float32, float64 or bool arrays, not scalars. compute is
+ * float32 or float64; for ANY, ALL and COUNT_NONZERO, which ask only whether
+ * each element is nonzero (NaN is), it may also be bool: pass x's own dtype
+ * to read x as it is. out's shape is x's first x.ndim - reduced_ndim
+ * dimensions; its dtype is the row's result (gpuvec_op_info.result):
+ * `compute`, GPUVEC_INT64 (ARGMIN, ARGMAX, COUNT_NONZERO) or GPUVEC_BOOL
+ * (ANY, ALL). Sums accumulate in double. ddof is var's and std's delta
+ * degrees of freedom. MIN, MAX, ARGMIN and ARGMAX of no elements fail with
+ * GPUVEC_ERROR_INVALID_ARGUMENT; ANY of none is false, ALL true. y is NULL
+ * except for DOT, which reduces every dimension (reduced_ndim == x.ndim) of
+ * x and y, of one shape. */
 gpuvec_status gpuvec_reduce(gpuvec_reduce_op op, const gpuvec_array* out, const gpuvec_array* x,
                             const gpuvec_array* y, int reduced_ndim, gpuvec_dtype compute,
                             double ddof, const gpuvec_launch* launch);

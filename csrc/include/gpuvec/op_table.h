@@ -16,9 +16,11 @@
  *   Functor   the functor in gpuvec::ops (ops.hpp)
  *   summary   one line for the docstring
  *
- * Reduction rows: X(NAME, name, inputs, index, Policy, summary)
+ * Reduction rows: X(NAME, name, inputs, result, Policy, summary)
  *   inputs    1, or 2 for dot
- *   index     1 when the result is an int64 position (argmin, argmax)
+ *   result    the result's dtype: SAME, the compute dtype; INT64, a position
+ *             (argmin, argmax) or a count; BOOL, a truth value (any, all).
+ *             gpuvec.h's GPUVEC_RESULT_<result> is its gpuvec_dtype (-1 for SAME)
  *   Policy    the policy in gpuvec::ops::reduce (reduce_ops.hpp)
  */
 #ifndef GPUVEC_OP_TABLE_H
@@ -78,20 +80,24 @@
   X(WHERE, where, 3, 0, SAME, Where, "a where cond is true, else b (cond is a bool array)")
 
 #define GPUVEC_REDUCE_OPS(X)                                                                   \
-  X(SUM, sum, 1, 0, Sum, "The sum of the elements")                                            \
-  X(MEAN, mean, 1, 0, Mean, "The arithmetic mean")                                             \
-  X(MIN, min, 1, 0, Min, "The smallest element (NaN if any is NaN)")                           \
-  X(MAX, max, 1, 0, Max, "The largest element (NaN if any is NaN)")                            \
-  X(ARGMIN, argmin, 1, 1, ArgMin, "The index of the smallest element (of the first NaN)")      \
-  X(ARGMAX, argmax, 1, 1, ArgMax, "The index of the largest element (of the first NaN)")       \
-  X(PROD, prod, 1, 0, Prod, "The product of the elements")                                     \
-  X(VAR, var, 1, 0, Var, "The variance")                                                       \
-  X(STD, std, 1, 0, Std, "The standard deviation")                                             \
-  X(NANSUM, nansum, 1, 0, NanSum, "The sum, counting NaN as 0")                                \
-  X(NANMEAN, nanmean, 1, 0, NanMean, "The mean of the elements that are not NaN")              \
-  X(ASUM, asum, 1, 0, AbsSum, "The sum of absolute values (BLAS asum)")                        \
-  X(NRM2, norm, 1, 0, Nrm2, "The Euclidean norm, without overflow (BLAS nrm2)")                \
-  X(DOT, dot, 2, 0, Dot, "The dot product: the sum of x * y")
+  X(SUM, sum, 1, SAME, Sum, "The sum of the elements")                                         \
+  X(MEAN, mean, 1, SAME, Mean, "The arithmetic mean")                                          \
+  X(MIN, min, 1, SAME, Min, "The smallest element (NaN if any is NaN)")                        \
+  X(MAX, max, 1, SAME, Max, "The largest element (NaN if any is NaN)")                         \
+  X(ARGMIN, argmin, 1, INT64, ArgMin, "The index of the smallest element (of the first NaN)")  \
+  X(ARGMAX, argmax, 1, INT64, ArgMax, "The index of the largest element (of the first NaN)")   \
+  X(PROD, prod, 1, SAME, Prod, "The product of the elements")                                  \
+  X(VAR, var, 1, SAME, Var, "The variance")                                                    \
+  X(STD, std, 1, SAME, Std, "The standard deviation")                                          \
+  X(NANSUM, nansum, 1, SAME, NanSum, "The sum, counting NaN as 0")                             \
+  X(NANMEAN, nanmean, 1, SAME, NanMean, "The mean of the elements that are not NaN")           \
+  X(ASUM, asum, 1, SAME, AbsSum, "The sum of absolute values (BLAS asum)")                     \
+  X(NRM2, norm, 1, SAME, Nrm2, "The Euclidean norm, without overflow (BLAS nrm2)")             \
+  X(DOT, dot, 2, SAME, Dot, "The dot product: the sum of x * y")                               \
+  /* truth values, of float or bool x: an element is true when x != 0 (NaN is) */              \
+  X(ANY, any, 1, BOOL, Any, "Whether any element is nonzero")                                  \
+  X(ALL, all, 1, BOOL, All, "Whether every element is nonzero")                                \
+  X(COUNT_NONZERO, count_nonzero, 1, INT64, CountNonzero, "The number of nonzero elements")
 /* clang-format on */
 
 #endif /* GPUVEC_OP_TABLE_H */

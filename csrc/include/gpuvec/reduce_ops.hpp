@@ -283,6 +283,45 @@ struct Variance {
   }
 };
 
+// count_nonzero, any and all: an element counts when x != 0, so NaN counts,
+// as in NumPy. All three count, exactly, in an int64; any and all differ
+// only in what they make of the count. Their terms ask nothing but x != 0,
+// so they read bool x as it is (the dispatch compiles them, and only them,
+// for T = bool).
+struct CountNonzero {
+  using Acc = int64_t;
+  GPUVEC_HD Acc identity() const { return 0; }
+  template <class T>
+  GPUVEC_HD Acc term(T x, int64_t) const {
+    return x != T(0);
+  }
+  GPUVEC_HD Acc combine(Acc a, Acc b) const { return a + b; }
+  template <class Out>
+  GPUVEC_HD Out finish(Acc a, int64_t) const {
+    return static_cast<Out>(a);
+  }
+};
+
+// Some element is nonzero: false for no elements.
+struct Any : CountNonzero {
+  template <class Out>
+  GPUVEC_HD Out finish(Acc a, int64_t) const {
+    return static_cast<Out>(a > 0);
+  }
+};
+
+// Every element is nonzero: true for no elements.
+struct All : CountNonzero {
+  template <class Out>
+  GPUVEC_HD Out finish(Acc a, int64_t n) const {
+    return static_cast<Out>(a == n);
+  }
+};
+
+// The policies that look at x only through x != 0.
+template <class Policy>
+constexpr bool kCountsNonzero = std::is_base_of_v<CountNonzero, Policy>;
+
 // The op table's names for ops that have no policy of their own: var and std
 // are Deviations, made with ddof by the dispatch (csrc/kit/dispatch.hpp); dot,
 // of two inputs, is the backends' single-pass dot, never a row reduction.
