@@ -123,6 +123,14 @@ cdef extern from "gpuvec/gpuvec.h" nogil:
     gpuvec_status gpuvec_copy(const gpuvec_array* out, const gpuvec_array* src,
                               const gpuvec_launch* launch)
 
+    # Boolean masks: x[mask] and x[mask] = values.
+    gpuvec_status gpuvec_count_true(const gpuvec_array* mask, int64_t* count,
+                                    const gpuvec_launch* launch)
+    gpuvec_status gpuvec_compress(const gpuvec_array* out, const gpuvec_array* x,
+                                  const gpuvec_array* mask, const gpuvec_launch* launch)
+    gpuvec_status gpuvec_expand(const gpuvec_array* x, const gpuvec_array* mask,
+                                const gpuvec_array* values, const gpuvec_launch* launch)
+
 
 cdef extern from "gpuvec/kernels.h" nogil:
     ctypedef struct gpuvec_module_s:

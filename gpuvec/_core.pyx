@@ -13,6 +13,7 @@ Each part says what it uses from the others; in order:
     _dlpack.pxi        DLPack capsules in and out
     _operands.pxi      what a user passes -> gpuvec_array descriptors
     _calls.pxi         the one call path: elementwise, reduce, copies
+    _select.pxi        boolean masks: x[mask] and x[mask] = values
 
 Everything here is private: the public, documented API is in gpuvec/*.py.
 """
@@ -27,4 +28,5 @@ include "_streams.pxi"
 include "_dlpack.pxi"
 include "_operands.pxi"
 include "_calls.pxi"
+include "_select.pxi"
 include "_kernels.pxi"

@@ -38,6 +38,75 @@ def _c_strides(shape, itemsize) -> tuple[int, ...]:
 _TEXT_KINDS = ("U", "S")
 
 
+def _bool_mask(key):
+    """The boolean mask that an index is (``d[mask]``), or None for any other index.
+
+    A mask is a bool NumPy array, a bool DeviceArray, a list of bools or a
+    bool scalar, alone or as the one item of a tuple, as NumPy takes it.
+    """
+    if isinstance(key, tuple) and len(key) == 1:
+        key = key[0]
+    if isinstance(key, DeviceArray):
+        return key if key.dtype == np.bool_ else None
+    if isinstance(key, (bool, np.bool_)):
+        return np.asarray(key)
+    if isinstance(key, np.ndarray):
+        return key if key.dtype == np.bool_ else None
+    if isinstance(key, list):
+        try:
+            array = np.asarray(key)
+        except (TypeError, ValueError):  # ragged, or not numbers: no mask
+            return None
+        return array if array.dtype == np.bool_ else None
+    return None
+
+
+def _check_mask_shape(mask_shape, shape) -> None:
+    """NumPy's IndexError for a mask that does not fit the array's leading dimensions."""
+    if len(mask_shape) > len(shape):
+        raise IndexError(
+            f"too many indices for array: array is {len(shape)}-dimensional, "
+            f"but {len(mask_shape)} were indexed"
+        )
+    for axis, (n, m) in enumerate(zip(shape, mask_shape, strict=False)):
+        if n != m:
+            raise IndexError(
+                f"boolean index did not match indexed array along axis {axis}; size of axis "
+                f"is {n} but size of corresponding boolean axis is {m}"
+            )
+
+
+def _numpy_shape(shape) -> str:
+    """A shape as NumPy's messages write it: (3,4), (3,)."""
+    return "(" + ",".join(str(n) for n in shape) + ("," if len(shape) == 1 else "") + ")"
+
+
+def _values_over(value, target):
+    """value broadcast to ``target``, the shape of ``d[mask]`` for a mask of
+    fewer dimensions than d (a view), with NumPy's error when it does not fit.
+    Extents of 1 in front of value's shape are dropped first, as NumPy does."""
+    if not isinstance(value, DeviceArray):
+        value = np.asarray(value)
+    if value.ndim == 0:
+        return value
+    shape = value.shape
+    lead = 0
+    while value.ndim - lead > len(target) and shape[lead] == 1:
+        lead += 1
+    fits = value.ndim - lead <= len(target) and all(
+        v in (1, t) for v, t in zip(reversed(shape[lead:]), reversed(target), strict=False)
+    )
+    if not fits:
+        raise ValueError(
+            f"shape mismatch: value array of shape {_numpy_shape(shape)} could not be "
+            f"broadcast to indexing result of shape {_numpy_shape(target)}"
+        )
+    value = value[(0,) * lead]
+    if isinstance(value, DeviceArray):
+        return value._broadcast_to(target)
+    return np.broadcast_to(value, target)
+
+
 class DeviceArray(_core.ArrayFields):
     """An N-d float32 or float64 array in device memory.
 
@@ -45,8 +114,9 @@ class DeviceArray(_core.ArrayFields):
     creation functions (:func:`gpuvec.zeros`, ...); bring it back with
     :meth:`to_host` or ``numpy.asarray``. It supports the Python operators
     (``+ - * /``, unary ``-``, in place ``+=`` ...), basic slicing that
-    returns views, and zero-copy exchange through ``__cuda_array_interface__``
-    and DLPack.
+    returns views, boolean masks (``d[mask]`` copies, ``d[mask] = v`` writes
+    in place, as in NumPy), and zero-copy exchange through
+    ``__cuda_array_interface__`` and DLPack.
 
     Examples
     --------
@@ -189,12 +259,16 @@ class DeviceArray(_core.ArrayFields):
     # -- indexing, reshaping, copying ---------------------------------------------------------
 
     def __getitem__(self, key) -> DeviceArray:
+        mask = _bool_mask(key)
+        if mask is not None:
+            return self._select(mask)
         key = key if isinstance(key, tuple) else (key,)
         for k in key:
             if isinstance(k, (bool, np.bool_, list, np.ndarray, DeviceArray)):
                 raise TypeError(
-                    "DeviceArray supports basic indexing only (ints, slices, ..., None); "
-                    f"got {key!r}: index a NumPy copy (d.to_host()) for masks and index arrays"
+                    "DeviceArray supports basic indexing only (ints, slices, ..., None), "
+                    f"besides a boolean mask on its own; got {key!r}: index a NumPy copy "
+                    "(d.to_host()) for index arrays"
                 )
             if not isinstance(k, _BASIC_INDEX):
                 # NumPy's IndexError for the same index (a float, a string, ...).
@@ -215,6 +289,10 @@ class DeviceArray(_core.ArrayFields):
         return self._view(view.shape, view.strides, offset)
 
     def __setitem__(self, key, value) -> None:
+        mask = _bool_mask(key)
+        if mask is not None:
+            self._assign(mask, value)
+            return
         target = self[key]
         if target._readonly:
             raise ValueError("assignment destination is read-only")
@@ -226,6 +304,91 @@ class DeviceArray(_core.ArrayFields):
             value = np.asarray(value, dtype=self._dtype)
         # Host data is copied over through the pinned staging buffers, broadcast.
         _core.copy_into(target, value)
+
+    # -- boolean masks ------------------------------------------------------------------------
+
+    def _mask_over(self, mask):
+        """mask, of this array's leading dimensions, broadcast over the others:
+        a view with stride 0 there (the selection copies it densely once)."""
+        extra = self.ndim - mask.ndim
+        if extra == 0:
+            return mask
+        mask = mask[(Ellipsis,) + (None,) * extra]
+        if isinstance(mask, DeviceArray):
+            return mask._broadcast_to(self._shape)
+        return np.broadcast_to(mask, self._shape)
+
+    def _select(self, mask) -> DeviceArray:
+        """``self[mask]``: a new array of the elements where the mask is true.
+
+        The mask is a bool array (NumPy or DeviceArray) of this array's shape,
+        or of its leading dimensions, as in NumPy; the result has one
+        dimension for the mask's, then the dimensions it does not cover. A
+        bool scalar is a mask of no dimensions: ``d[True]`` has shape
+        ``(1, *d.shape)`` and ``d[False]`` ``(0, *d.shape)``, as in NumPy.
+
+        Examples
+        --------
+        >>> import numpy as np, gpuvec
+        >>> x = np.array([[1.0, -2.0, 3.0], [-4.0, 5.0, -6.0]])
+        >>> d = gpuvec.to_device(x)
+        >>> d[x > 0].to_host()
+        array([1., 3., 5.])
+        >>> d[np.array([False, True])].to_host()
+        array([[-4.,  5., -6.]])
+        """
+        _check_mask_shape(mask.shape, self._shape)
+        result = _core.compress(self, self._mask_over(mask))
+        trailing = self._shape[mask.ndim :]
+        if not trailing:
+            return result
+        per_row = math.prod(trailing)
+        rows = result.size // per_row if per_row else _core.count_true(mask)
+        return result.reshape((rows, *trailing))
+
+    def _assign(self, mask, value) -> None:
+        """``self[mask] = value``, in place, with NumPy's rules and errors.
+
+        For a mask of this array's shape, value is a number, or a 0-d or 1-D
+        array of one element or of one per true element; for a mask of
+        fewer dimensions, anything that broadcasts to the shape of
+        ``self[mask]``.
+
+        Examples
+        --------
+        >>> import numpy as np, gpuvec
+        >>> x = np.array([1.0, -2.0, 3.0, -4.0])
+        >>> d = gpuvec.to_device(x)
+        >>> d[x < 0] = 0.0
+        >>> d[x > 2] = [30.0]
+        >>> d.to_host()
+        array([ 1.,  0., 30.,  0.])
+        """
+        if self._readonly:
+            raise ValueError("assignment destination is read-only")
+        _check_mask_shape(mask.shape, self._shape)
+        if isinstance(value, (str, bytes)) or (
+            isinstance(value, np.ndarray) and value.dtype.kind in _TEXT_KINDS
+        ):
+            value = np.asarray(value, dtype=self._dtype)  # as NumPy does: "1.5" is parsed
+        if mask.ndim == self.ndim:
+            shape = value.shape if isinstance(value, DeviceArray) else np.shape(value)
+            if len(shape) > 1:
+                raise TypeError(
+                    "NumPy boolean array indexing assignment requires a 0 or 1-dimensional "
+                    f"input, input has {len(shape)} dimensions"
+                )
+            if len(shape) == 1 and shape[0] != 1:
+                count = _core.count_true(mask)
+                if shape[0] != count:
+                    raise ValueError(
+                        f"NumPy boolean array indexing assignment cannot assign {shape[0]} "
+                        f"input values to the {count} output values where the mask is true"
+                    )
+        else:
+            rows = _core.count_true(mask)
+            value = _values_over(value, (rows, *self._shape[mask.ndim :]))
+        _core.expand(self, self._mask_over(mask), value)
 
     def _broadcast_to(self, shape) -> DeviceArray:
         """A read-only view broadcast to ``shape`` (strides of 0, no copy)."""

@@ -1070,16 +1070,22 @@ class NumPyParity(RuleBasedStateMachine):
     @rule(x=device, other=host)
     def documented_refusals(self, x, other):
         """The deliberate differences of docs/numpy-differences.md, on any device
-        array: no comparisons (5), basic indexing only (6), float dtypes only, and
+        array: no comparisons (5), no index arrays (6), float dtypes only, and
         no NumPy arrays in device calls (README): each a TypeError."""
         for call in (
             lambda: x.value < 0,
-            lambda: x.value[np.zeros(x.mirror.shape, bool)],
+            lambda: x.value[np.zeros(x.mirror.shape, np.intp)],
             lambda: x.value.astype(np.int64),
             lambda: gv.add(x.value, other.value),
         ):
             _, error = attempt(call)
             assert isinstance(error, TypeError), error
+
+    @rule(x=device)
+    def mask_indexing(self, x):
+        """d[mask] is NumPy's x[mask]: the selected elements, copied, in C order."""
+        mask = np.asarray(x.mirror) > 0
+        np.testing.assert_array_equal(x.value[mask].to_host(), x.mirror[mask])
 
 
 def test_numpy_parity_state_machine(backend):

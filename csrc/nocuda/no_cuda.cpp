@@ -4,6 +4,7 @@
 #include "../kit/backends.hpp"
 #include "../kit/error.hpp"
 #include "../kit/kernel_backends.hpp"
+#include "../kit/select_backends.hpp"
 #include "gpuvec/runtime.h"
 
 namespace gpuvec::cuda {
@@ -87,6 +88,22 @@ void kernel_attributes(void*, gpuvec_kernel_attributes*) { not_built(); }
 void launch_kernel(void*, const gpuvec_kernel_config&, void**, gpuvec_stream) { not_built(); }
 void nvrtc_version(const char*, int*, int*) { not_built(); }
 NvrtcResult nvrtc_compile(const char*, const NvrtcProgram&) { not_built(); }
+
+int64_t count_true(int64_t, const uint8_t*, gpuvec_stream) { not_built(); }
+template <class Bits>
+void compress(int64_t, const Bits*, const uint8_t*, Bits*, int, gpuvec_stream) {
+  not_built();
+}
+template <class Bits>
+void expand(int64_t, Bits*, const uint8_t*, const Bits*, bool, int, gpuvec_stream) {
+  not_built();
+}
+#define GPUVEC_INSTANTIATE(Bits)                                                                 \
+  template void compress<Bits>(int64_t, const Bits*, const uint8_t*, Bits*, int, gpuvec_stream); \
+  template void expand<Bits>(int64_t, Bits*, const uint8_t*, const Bits*, bool, int,             \
+                             gpuvec_stream);
+GPUVEC_SELECT_BITS(GPUVEC_INSTANTIATE)
+#undef GPUVEC_INSTANTIATE
 
 }  // namespace gpuvec::cuda
 

@@ -152,6 +152,39 @@ gpuvec_status gpuvec_reduce(gpuvec_reduce_op op, const gpuvec_array* out, const 
 gpuvec_status gpuvec_copy(const gpuvec_array* out, const gpuvec_array* in,
                           const gpuvec_launch* launch);
 
+/* Boolean masks: NumPy's x[mask] (compress) and x[mask] = values (expand).
+ *
+ * mask is a GPUVEC_BOOL array (one byte, 0 or 1) of x's ndim and shape, with
+ * any strides (0 included: a mask may broadcast). The elements it selects are
+ * those of x where it is true, taken in C order of x's shape (row-major, as
+ * NumPy takes them, whatever x's strides are); the k-th selected element is
+ * the k-th in that order. x may be of any dtype. On the host backend every
+ * array is host memory; on the CUDA backend the arrays are all device memory,
+ * or all host memory: a selection only moves elements, so host arrays are
+ * moved on the host rather than sent to the device and back. */
+
+/* *count = the number of true elements of mask (of any shape and strides).
+ * On the CUDA backend the call waits for the device to read the count back. */
+gpuvec_status gpuvec_count_true(const gpuvec_array* mask, int64_t* count,
+                                const gpuvec_launch* launch);
+
+/* out = x[mask]: the selected elements of x, in order, written to out's
+ * elements in C order (out is usually 1-D). out has x's dtype and as many
+ * elements as mask has true ones: that is checked before anything is
+ * written, which costs a count of the mask (on the CUDA backend, a wait for
+ * the device). out may overlap x or mask. */
+gpuvec_status gpuvec_compress(const gpuvec_array* out, const gpuvec_array* x,
+                              const gpuvec_array* mask, const gpuvec_launch* launch);
+
+/* x[mask] = values, in place: the k-th selected element of x becomes element
+ * k of values (read in C order, converted to x's dtype as gpuvec_copy
+ * converts), or every selected element becomes values' one value when values
+ * is a scalar or an array of one element. Any other values must have as many
+ * elements as mask has true ones, which is checked first as compress checks
+ * out. values and mask may overlap x (as in NumPy's b[b] = False). */
+gpuvec_status gpuvec_expand(const gpuvec_array* x, const gpuvec_array* mask,
+                            const gpuvec_array* values, const gpuvec_launch* launch);
+
 #ifdef __cplusplus
 }
 #endif

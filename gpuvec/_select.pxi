@@ -1,0 +1,259 @@
+# Boolean masks: NumPy's x[mask] and x[mask] = values.
+#
+#   count_true(mask)          the number of true elements of a mask
+#   compress(x, mask)         x[mask]: a new 1-D array of the selected elements
+#   expand(x, mask, values)   x[mask] = values, in place
+#
+# x is a DeviceArray or a NumPy array; mask is a bool array of x's shape: a
+# NumPy array, or a bool DeviceArray; values is a number or an array. Each
+# function describes its arrays and makes one ABI call without the GIL; the
+# C++ boundary (csrc/common/abi_select.cpp) checks the shapes and the count
+# again, and copies an array whose layout the backends do not take.
+#
+# Where the data is decides where the work runs: device data on the cuda
+# backend (a NumPy mask is uploaded once, host values are copied over), host
+# data (NumPy arrays, host-backend DeviceArrays) on the host. A device mask
+# for host data, or device values for it, is refused rather than copied
+# back in silence. NumPy's errors for a mask or values of the wrong shape are
+# DeviceArray's (device_array.py), which calls these.
+#
+# Uses: _describe_result, _new_device_array, _resolve_stream, _stream_handle,
+# _make_current, _restore_device, _buffer_of, _copy (_calls.pxi);
+# _whole_elements, _is_python_number (_operands.pxi); copy_to_device
+# (_memory.pxi); check (_check.pxi).
+
+cdef object _MASK_BOOL = np.dtype(np.bool_)
+
+
+cdef gpuvec_dtype _select_code(object dtype) except *:
+    """The ABI dtype of an array that a selection reads or writes."""
+    if dtype == _FLOAT32:
+        return GPUVEC_FLOAT32
+    if dtype == _FLOAT64:
+        return GPUVEC_FLOAT64
+    if dtype == _MASK_BOOL:
+        return GPUVEC_BOOL
+    raise TypeError(f"boolean indexing takes float32, float64 or bool arrays, got {dtype}")
+
+
+cdef bint _on_device(object array) noexcept:
+    """A DeviceArray whose data is device memory (not a host-backend one)."""
+    return isinstance(array, _DeviceArray) and (<ArrayFields>array)._host is None
+
+
+cdef object _host_array(object array):
+    """A host array to read (a host-backend DeviceArray's own NumPy array, or
+    what NumPy makes of array) whose strides the ABI can describe: whole
+    elements, aligned; else a C-ordered copy."""
+    array = (<ArrayFields>array)._host if isinstance(array, _DeviceArray) else np.asarray(array)
+    if not _whole_elements(<cnp.ndarray>array):
+        array = np.array(array, order="C")
+    return array
+
+
+cdef int _describe_array(gpuvec_array* a, object array, str name) except -1:
+    """The descriptor of a NumPy array or DeviceArray, at its own shape and dtype."""
+    cdef int64_t shape[GPUVEC_MAX_NDIM]
+    cdef tuple dims = tuple(array.shape)
+    cdef int d, ndim = len(dims)
+    if ndim > GPUVEC_MAX_NDIM:
+        raise ValueError(f"arrays of more than {GPUVEC_MAX_NDIM} dimensions are not supported: "
+                         f"{name} has {ndim}")
+    for d in range(ndim):
+        shape[d] = dims[d]
+    return _describe_result(a, array, ndim, shape, _select_code(array.dtype))
+
+
+cdef int _launch_for(gpuvec_launch* launch, object x, object stream) except -1:
+    """The launch of a call on x's data: the cuda backend for device data, the
+    host backend for a host-backend DeviceArray, the active one for NumPy."""
+    if _on_device(x):
+        launch.backend = GPUVEC_BACKEND_CUDA
+    elif isinstance(x, _DeviceArray):
+        launch.backend = GPUVEC_BACKEND_HOST
+    else:
+        launch.backend = <gpuvec_backend>_backend_code
+    launch.threads_per_block = 0
+    launch.stream = <gpuvec_stream>_stream_handle(stream)
+    return 0
+
+
+cdef object _mask_for(object x, object mask, object stream):
+    """mask where x's data is: a NumPy mask of device data is uploaded into a
+    bool DeviceArray (its bytes copied once, in C order)."""
+    if _on_device(x):
+        if _on_device(mask):
+            devices = {(<ArrayFields>x)._device, (<ArrayFields>mask)._device}
+            if len(devices) > 1:
+                raise ValueError(f"the arrays are on different devices: {sorted(devices)}")
+            return mask
+        host = np.ascontiguousarray(_host_array(mask))
+        uploaded = _new_device_array(host.shape, _MASK_BOOL, (<ArrayFields>x)._device, stream,
+                                     False)
+        copy_to_device((<ArrayFields>uploaded)._address, host.reshape(-1).view(np.uint8),
+                       _stream_handle(stream))
+        return uploaded
+    if _on_device(mask):
+        raise TypeError("mask is on the device, but x is in host memory: index with a host "
+                        "mask (mask.to_host()), or move x to the device first")
+    return _host_array(mask)
+
+
+cdef int _mark_used(object stream, tuple arrays) except -1:
+    """Orders the call's work on a non-default stream before the frees of the
+    memory it reads and writes (DeviceBuffer.used_on)."""
+    cdef uintptr_t handle = _stream_handle(stream)
+    if handle == 0:
+        return 0
+    for array in arrays:
+        if _on_device(array):
+            buffer = _buffer_of(array)
+            if buffer is not None:
+                buffer.used_on(handle)
+    return 0
+
+
+def count_true(mask, stream=None):
+    """The number of true elements of a bool mask: counted by NumPy for a
+    NumPy mask, by the ABI for a DeviceArray (on the device for device data,
+    which waits for the count)."""
+    cdef gpuvec_array mask_desc
+    cdef gpuvec_launch launch
+    cdef gpuvec_status status
+    cdef int64_t count = 0
+    cdef int previous = -1
+    if not isinstance(mask, _DeviceArray):
+        return int(np.count_nonzero(mask))
+    stream = _resolve_stream(stream)
+    _launch_for(&launch, mask, stream)
+    if _on_device(mask):
+        previous = _make_current((<ArrayFields>mask)._device)
+    try:
+        _describe_array(&mask_desc, _host_array(mask) if not _on_device(mask) else mask,
+                        "mask")
+        with nogil:
+            status = gpuvec_count_true(&mask_desc, &count, &launch)
+        check(status)
+    finally:
+        _restore_device(previous)
+    return count
+
+
+def compress(x, mask, stream=None):
+    """x[mask]: a new 1-D array of the elements of x where mask is true, in C
+    order. A DeviceArray for a DeviceArray x, a NumPy array for a NumPy one.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from gpuvec import _core
+    >>> x = np.array([[1.0, -2.0], [-3.0, 4.0]])
+    >>> _core.compress(x, x > 0)
+    array([1., 4.])
+    """
+    cdef gpuvec_array out_desc, x_desc, mask_desc
+    cdef gpuvec_launch launch
+    cdef gpuvec_status status
+    cdef int previous = -1
+    if not isinstance(x, _DeviceArray):
+        x = _host_array(np.asarray(x))
+    stream = _resolve_stream(stream)
+    _launch_for(&launch, x, stream)
+    count = count_true(mask, stream)
+    if _on_device(x):
+        previous = _make_current((<ArrayFields>x)._device)
+    try:
+        mask = _mask_for(x, mask, stream)
+        if isinstance(x, _DeviceArray):
+            result = _new_device_array((count,), x.dtype, (<ArrayFields>x)._device, stream,
+                                       not _on_device(x))
+        else:
+            result = np.empty(count, x.dtype)
+        _describe_array(&out_desc, result, "out")
+        _describe_array(&x_desc, x if _on_device(x) else _host_array(x), "x")
+        _describe_array(&mask_desc, mask, "mask")
+        with nogil:
+            status = gpuvec_compress(&out_desc, &x_desc, &mask_desc, &launch)
+        check(status)
+        if _on_device(x):
+            _mark_used(stream, (x, mask, result))
+            (<ArrayFields>result)._stream = stream  # the stream that wrote it
+    finally:
+        _restore_device(previous)
+    return result
+
+
+cdef object _values_for(object x, object values, object stream):
+    """values as expand reads them: a number, or an array where x's data is.
+    Host values are converted to x's dtype by NumPy, as NumPy's assignment
+    converts them; one host value becomes a number (nothing to copy over)."""
+    if _is_python_number(values) or isinstance(values, np.generic):
+        return values
+    if isinstance(values, _DeviceArray):
+        if _on_device(values) != _on_device(x):
+            where = "on the device" if _on_device(values) else "in host memory"
+            raise TypeError(f"values are {where}, but x is not: move them to x's side first")
+        return values if _on_device(values) else _host_array(values)
+    array = np.asarray(values)
+    if array.dtype != x.dtype:
+        array = array.astype(x.dtype)
+    if array.size == 1:
+        return array.reshape(())[()]
+    if not _on_device(x):
+        return _host_array(array)
+    uploaded = _new_device_array(array.shape, x.dtype, (<ArrayFields>x)._device, stream, False)
+    _copy(uploaded, array)
+    return uploaded
+
+
+def expand(x, mask, values, stream=None):
+    """x[mask] = values, in place: the selected elements of x (in C order)
+    become the elements of values in turn, or all become its one value.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from gpuvec import _core
+    >>> x = np.array([1.0, -2.0, 3.0, -4.0])
+    >>> _core.expand(x, x < 0, 0.0)
+    >>> x
+    array([1., 0., 3., 0.])
+    """
+    cdef gpuvec_array x_desc, mask_desc, values_desc
+    cdef gpuvec_launch launch
+    cdef gpuvec_status status
+    cdef int previous = -1
+    cdef object target = None  # a NumPy x the ABI cannot describe: written via a copy
+    if not isinstance(x, _DeviceArray):
+        if not isinstance(x, np.ndarray):
+            raise TypeError(f"x must be a DeviceArray or a numpy.ndarray, got {type(x).__name__}")
+        if not x.flags.writeable:
+            raise ValueError("assignment destination is read-only")
+        if not _whole_elements(<cnp.ndarray>x):
+            target, x = x, np.array(x, order="C")
+    stream = _resolve_stream(stream)
+    _launch_for(&launch, x, stream)
+    if _on_device(x):
+        previous = _make_current((<ArrayFields>x)._device)
+    try:
+        mask = _mask_for(x, mask, stream)
+        values = _values_for(x, values, stream)
+        _describe_array(&x_desc, x, "x")  # itself: it is written in place
+        _describe_array(&mask_desc, mask, "mask")
+        if isinstance(values, (_DeviceArray, np.ndarray)):
+            _describe_array(&values_desc, values, "values")
+        else:
+            memset(&values_desc, 0, sizeof(gpuvec_array))
+            values_desc.memory = GPUVEC_MEMORY_SCALAR
+            values_desc.dtype = GPUVEC_FLOAT64
+            values_desc.scalar = float(values)  # for a bool x: nonzero (NaN too) is true
+        with nogil:
+            status = gpuvec_expand(&x_desc, &mask_desc, &values_desc, &launch)
+        check(status)
+        if _on_device(x):
+            _mark_used(stream, (x, mask, values))
+            (<ArrayFields>x)._stream = stream  # the stream that last wrote it
+    finally:
+        _restore_device(previous)
+    if target is not None:
+        target[...] = x
