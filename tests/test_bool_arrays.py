@@ -146,7 +146,8 @@ def test_empty_and_zero_d(backend):
         x = np.ones(shape)
         check_bool(gpuvec.less(gpuvec.to_device(x), 2.0), np.less(x, 2.0))
     result = gpuvec.isnan(np.float64(np.nan))
-    assert isinstance(result, np.bool_) and result
+    assert isinstance(result, np.bool_)
+    assert result
 
 
 # -- out= ----------------------------------------------------------------------------------------
@@ -186,7 +187,9 @@ def test_out_casting_follows_numpy(backend, rng):
 def test_making_and_copying_bool_device_arrays(backend, rng):
     mask = rng.random((5, 7)) < 0.3
     d = gpuvec.to_device(mask)
-    assert d.dtype == np.bool_ and d.itemsize == 1 and d.nbytes == 35
+    assert d.dtype == np.bool_
+    assert d.itemsize == 1
+    assert d.nbytes == 35
     np.testing.assert_array_equal(d.to_host(), mask)
     np.testing.assert_array_equal(np.asarray(d[::-1, 1::2]), mask[::-1, 1::2])
     np.testing.assert_array_equal(d.T.copy().to_host(), mask.T)
@@ -295,7 +298,8 @@ def test_where_takes_a_device_condition(backend, rng, dtype):
     x, y = random_array(rng, (6, 11), dtype), random_array(rng, 11, dtype)
     dx, dy = gpuvec.to_device(x), gpuvec.to_device(y)
     result = gpuvec.where(dx > dy, dx, dy)
-    assert isinstance(result, gpuvec.DeviceArray) and result.dtype == dtype
+    assert isinstance(result, gpuvec.DeviceArray)
+    assert result.dtype == dtype
     np.testing.assert_array_equal(result.to_host(), np.where(x > y, x, y))
     np.testing.assert_array_equal(gpuvec.where(dx > 0, dx, 0.0).to_host(), np.where(x > 0, x, 0.0))
     # bool values give a bool result, as in NumPy

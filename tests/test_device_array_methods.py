@@ -180,7 +180,8 @@ def test_comparisons_give_bool_arrays(backend, rng, expression):
     x = random_array(rng, 10, np.float64)
     d, e = gpuvec.to_device(x), gpuvec.to_device(x[::-1].copy())
     result = COMPARISONS[expression](d, e)
-    assert isinstance(result, gpuvec.DeviceArray) and result.dtype == np.bool_
+    assert isinstance(result, gpuvec.DeviceArray)
+    assert result.dtype == np.bool_
     np.testing.assert_array_equal(result.to_host(), COMPARISONS[expression](x, x[::-1]))
 
 

@@ -62,6 +62,10 @@ def test_readme_examples_run(backend):
     np.testing.assert_allclose(namespace["z"].to_host(), expected, rtol=1e-9, atol=1e-12)
     p = np.exp(g - g.max(axis=1, keepdims=True))
     np.testing.assert_allclose(namespace["p"].to_host(), p / p.sum(axis=1, keepdims=True))
+    d = namespace["d"].to_host()
+    assert namespace["n"] == np.count_nonzero(d > 0.5)
+    np.testing.assert_array_equal(namespace["kept"].to_host(), d[(d > 0.5) & ~np.isnan(d)])
+    np.testing.assert_array_equal(namespace["r"].to_host(), np.where(d < 0.1, 0.0, d))
 
 
 def test_readme_interop_examples_run(backend):

@@ -109,9 +109,9 @@ extern "C" gpuvec_status gpuvec_copy(const gpuvec_array* out, const gpuvec_array
     with_dtype(out->dtype, [](auto) {});  // a known dtype
     with_dtype(in->dtype, [](auto) {});
     if (!is_scalar(*in) && !convertible(out->dtype, in->dtype)) {
-      throw_invalid_argument(std::string("cannot copy ") + dtype_name(in->dtype) + " to " +
-                             dtype_name(out->dtype) +
-                             ": float32, float64 and bool convert into each other, int64 into none");
+      throw_invalid_argument(
+          std::string("cannot copy ") + dtype_name(in->dtype) + " to " + dtype_name(out->dtype) +
+          ": float32, float64 and bool convert into each other, int64 into none");
     }
     if (launch->backend == GPUVEC_BACKEND_HOST) {
       const Named both[] = {o, i};

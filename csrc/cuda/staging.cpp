@@ -386,8 +386,8 @@ void staged_map(gpuvec_op op, const double* params, int64_t size, const HostView
                               scalar_as<T>(in[k].scalar)};
           }
         }
-        elementwise<T, Arity>(op, contiguous_layout<Arity + 1>(m), slot.device[0], operands, params,
-                              threads_per_block, slot.stream);
+        elementwise<T, Arity>(op, contiguous_layout<Arity + 1>(m), slot.device[0], operands,
+                              params, threads_per_block, slot.stream);
       },
       [&](int64_t, int64_t begin, int64_t end, const void* pinned) {
         scatter_view(out, dtype_of<Result>(), pinned, begin, end);

@@ -17,7 +17,8 @@ void elementwise(gpuvec_op op, const Layout<Arity + 1>& L, void* out, const Inpu
     using F = decltype(f);
     using Out = std::remove_pointer_t<decltype(result)>;
     if constexpr (decltype(arity)::value == Arity) {
-      with_operands<F>(in, [&](auto... operands) { map(L, f, static_cast<Out*>(out), operands...); });
+      with_operands<F>(in,
+                       [&](auto... operands) { map(L, f, static_cast<Out*>(out), operands...); });
     } else {
       throw Error(GPUVEC_ERROR_INTERNAL, "elementwise op called with the wrong number of inputs");
     }

@@ -54,8 +54,8 @@ using ResultOf = std::conditional_t<Result == GPUVEC_BOOL, bool, T>;
 // for the truth-value rows and where; arithmetic on bools is computed in a
 // float dtype by the caller's dtype policy, so no kernel of it exists.
 template <class T, class Op, int Result>
-constexpr bool kRunsIn = !std::is_same_v<T, bool> || Result == GPUVEC_BOOL ||
-                         std::is_same_v<Op, ops::Where>;
+constexpr bool kRunsIn =
+    !std::is_same_v<T, bool> || Result == GPUVEC_BOOL || std::is_same_v<Op, ops::Where>;
 
 // Calls visit(functor, Arity<n>{}, static_cast<Out*>(nullptr)) with op's functor
 // computing in T, its number of inputs and the type of its result. A
@@ -64,12 +64,13 @@ constexpr bool kRunsIn = !std::is_same_v<T, bool> || Result == GPUVEC_BOOL ||
 template <class T, class Visitor>
 void visit_op(gpuvec_op op, const double* params, Visitor&& visit) {
   switch (op) {
-#define GPUVEC_VISIT_ROW(NAME, name, arity, n_params, result, Functor, summary)                             \
-  case GPUVEC_##NAME:                                                                                       \
-    if constexpr (kRunsIn<T, ops::Functor, GPUVEC_RESULT_##result>) {                                       \
-      using Out = ResultOf<T, GPUVEC_RESULT_##result>;                                                      \
-      return visit(make_op<ops::Functor, T, n_params>(params), Arity<arity>{}, static_cast<Out*>(nullptr)); \
-    }                                                                                                       \
+#define GPUVEC_VISIT_ROW(NAME, name, arity, n_params, result, Functor, summary) \
+  case GPUVEC_##NAME:                                                           \
+    if constexpr (kRunsIn<T, ops::Functor, GPUVEC_RESULT_##result>) {           \
+      using Out = ResultOf<T, GPUVEC_RESULT_##result>;                          \
+      return visit(make_op<ops::Functor, T, n_params>(params), Arity<arity>{},  \
+                   static_cast<Out*>(nullptr));                                 \
+    }                                                                           \
     break;
     GPUVEC_ELEMENTWISE_OPS(GPUVEC_VISIT_ROW)
 #undef GPUVEC_VISIT_ROW

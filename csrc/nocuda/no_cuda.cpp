@@ -41,12 +41,12 @@ void reduce(gpuvec_reduce_op, const Layout<2>&, const Layout<1>&, const T*, void
   not_built();
 }
 
-#define GPUVEC_INSTANTIATE_ELEMENTWISE(T)                                                     \
-  template void elementwise<T, 1>(gpuvec_op, const Layout<2>&, void*, const Inputs<T, 1>&,       \
-                                  const double*, int, gpuvec_stream);                            \
-  template void elementwise<T, 2>(gpuvec_op, const Layout<3>&, void*, const Inputs<T, 2>&,       \
-                                  const double*, int, gpuvec_stream);                            \
-  template void elementwise<T, 3>(gpuvec_op, const Layout<4>&, void*, const Inputs<T, 3>&,       \
+#define GPUVEC_INSTANTIATE_ELEMENTWISE(T)                                                  \
+  template void elementwise<T, 1>(gpuvec_op, const Layout<2>&, void*, const Inputs<T, 1>&, \
+                                  const double*, int, gpuvec_stream);                      \
+  template void elementwise<T, 2>(gpuvec_op, const Layout<3>&, void*, const Inputs<T, 2>&, \
+                                  const double*, int, gpuvec_stream);                      \
+  template void elementwise<T, 3>(gpuvec_op, const Layout<4>&, void*, const Inputs<T, 3>&, \
                                   const double*, int, gpuvec_stream);
 GPUVEC_INSTANTIATE_ELEMENTWISE(float)
 GPUVEC_INSTANTIATE_ELEMENTWISE(double)

@@ -680,6 +680,31 @@ WORKLOADS: tuple[Workload, ...] = (
         "array",
     ),
     _large("sqrt", {"*": "xp.sqrt(d)"}, ("float32",), ulps=2),
+    # -- bool arrays: a comparison feeding a where, a count and a mask ---------------------
+    _large(
+        "where_compare",
+        {"*": "xp.where(d > 0, d, 0.0)", "torch": "torch.where(d > 0, d, 0.0)"},
+        ("float32",),
+        ulps=0,
+        note="two calls: the comparison writes a bool array that where reads",
+    ),
+    _large(
+        "count_nonzero",
+        {"*": "xp.count_nonzero(d > 0.5)"},
+        ("float32",),
+        traffic=_moves(1),
+        ulps=0,
+        note="two calls; gpuvec returns a Python int (so waits for the GPU); CuPy and PyTorch, "
+        "a device array",
+    ),
+    _large(
+        "mask_select",
+        {"*": "d[d > 0]"},
+        ("float32",),
+        traffic=lambda shape, itemsize: _n(shape) * itemsize * 3 // 2,
+        ulps=0,
+        note="a comparison and a compaction; GB/s counts d read once and half of it written",
+    ),
     Workload(
         "mean_axis0",
         "bandwidth",

@@ -8,6 +8,7 @@
  *   gpuvec_elementwise   out = f(in0, in1, in2; params)   every elementwise op
  *   gpuvec_reduce        out = reduction of x over its last dimensions
  *   gpuvec_copy          out = in, converting dtype and moving host <-> device
+ *   gpuvec_compress      out = x[mask], and gpuvec_expand: x[mask] = values
  *
  * Each returns a status (gpuvec/status.h) and takes a gpuvec_launch: the
  * backend, the block size and the stream. Behind the entry points the
