@@ -239,9 +239,9 @@ cdef int _check_out(object out, Operands ops, int ndim, const int64_t* shape,
                     object result) except -1:
     """A user's out= must be writable, of the result's shape, and on the same
     side (host or device) as the inputs. Returns 1 when its dtype is another
-    one that NumPy's same_kind casting allows (the other float dtype, or a
-    float for a bool result): the result is then cast into it
-    (``d32 += d64`` stays float32)."""
+    one that NumPy's same_kind casting allows (the other float dtype, a float
+    for a bool result; for a NumPy out also float16, or an int for a bool
+    result): the result is then cast into it (``d32 += d64`` stays float32)."""
     cdef ArrayFields f
     expected = _shape_tuple(ndim, shape)
     if isinstance(out, _DeviceArray):
@@ -270,11 +270,7 @@ cdef int _check_out(object out, Operands ops, int ndim, const int64_t* shape,
     if out.shape != expected:
         raise ValueError(f"out has shape {out.shape}, but the result has shape {expected}")
     if out.dtype != result:
-        if out.dtype not in (_FLOAT32, _FLOAT64, _BOOL):
-            # NumPy's UFuncTypeError, a TypeError, for the same out.
-            raise TypeError(f"cannot cast the result from dtype('{result}') to out's "
-                            f"dtype('{out.dtype}') with casting rule 'same_kind'")
-        _check_out_cast(result, out.dtype)
+        _check_out_cast(result, out.dtype)  # NumPy copies the result into it
         return 1
     if not out.flags.writeable:
         raise ValueError("out is read-only")
@@ -417,7 +413,7 @@ def elementwise(int op, tuple args, tuple names, out=None, dtype=None, threads_p
     if extra_dtypes:
         compute = _dtypes.result_dtype(*ops.objects[first:], *extra_dtypes, dtype=dtype)
     elif truth or op == _WHERE:
-        compute = _truth_compute_dtype(ops, dtype, first)
+        compute = _truth_compute_dtype(ops, dtype, first, op in _READS_TRUTH)
     else:
         compute = _compute_dtype(ops, dtype, first)
     result_dtype = _BOOL if truth else compute
@@ -539,6 +535,9 @@ cdef inline int _npy_type(gpuvec_dtype dtype) noexcept:
 
 
 cdef int _WHERE = -1  # where's op code, read from the table at import
+# NumPy's logical ufuncs read each operand as a truth value, in its own
+# precision (logical_and(x32, 1e-300) is x32 != 0), so they compute in bool.
+cdef frozenset _READS_TRUTH = frozenset()
 # Whether op code k's result is a bool (a truth-value op), looked up per call.
 cdef enum:
     _MAX_OPS = 128
@@ -573,10 +572,10 @@ cdef int _add_condition(Operands ops, object cond, str name) except -1:
 
 
 cdef int _upload_condition(Operands ops) except -1:
-    """where's host condition, for device data: its bytes go to the device
-    (the condition has no device form of its own yet)."""
+    """where's host condition, for device data: its bytes go to the device,
+    in C order (a 0-d condition stays 0-d, as np.ascontiguousarray's would not)."""
     cdef gpuvec_array* a = &ops.arrays[0]
-    cdef cnp.ndarray mask = np.ascontiguousarray(ops.objects[0])
+    cdef cnp.ndarray mask = np.asarray(ops.objects[0], order="C")
     if ops.host_backed:
         ops.objects[0] = mask
         _fill_strides(a, mask.ndim, cnp.PyArray_DIMS(mask), cnp.PyArray_STRIDES(mask), 1)
@@ -874,6 +873,8 @@ def to_host(array):
 # The codes of the ops this file treats apart: where's condition is a bool
 # array; the truth-value ops return bool arrays.
 _WHERE = [row[0] for row in elementwise_ops() if row[1] == "where"][0]
+_READS_TRUTH = frozenset(row[0] for row in elementwise_ops()
+                         if row[1] in ("logical_and", "logical_or", "logical_xor", "logical_not"))
 _fill_truth_results()
 # The reductions that NumPy computes as ufunc.reduce, with its axis rules.
 _UFUNC_REDUCTIONS = frozenset(

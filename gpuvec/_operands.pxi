@@ -290,11 +290,15 @@ cdef object _compute_dtype(Operands ops, object dtype, int first=0):
     return _FLOAT64 if any_float64 or not any_strong else _FLOAT32
 
 
-cdef object _truth_compute_dtype(Operands ops, object dtype, int first=0):
+cdef object _truth_compute_dtype(Operands ops, object dtype, int first=0,
+                                 bint logical=False):
     """The dtype a truth-value op (a comparison, a logical op) or where
-    computes in: bool when every operand is a bool (arrays, and numbers that
-    are True or False), as in NumPy; else the float dtype of the policy."""
+    computes in: bool for a `logical` op, which reads each operand's truth,
+    and when every operand is a bool (arrays, and numbers that are True or
+    False), as in NumPy; else the float dtype of the policy."""
     cdef int k
+    if dtype is None and logical:
+        return _BOOL
     if dtype is None:
         for k in range(first, ops.count):
             if ops.kinds[k] == _SCALAR:

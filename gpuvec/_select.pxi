@@ -87,7 +87,7 @@ cdef object _mask_for(object x, object mask, object stream):
             if len(devices) > 1:
                 raise ValueError(f"the arrays are on different devices: {sorted(devices)}")
             return mask
-        host = np.ascontiguousarray(_host_array(mask))
+        host = np.asarray(_host_array(mask), order="C")  # keeps a 0-d mask 0-d
         uploaded = _new_device_array(host.shape, _MASK_BOOL, (<ArrayFields>x)._device, stream,
                                      False)
         copy_to_device((<ArrayFields>uploaded)._address, host.reshape(-1).view(np.uint8),

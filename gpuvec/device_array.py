@@ -61,19 +61,28 @@ def _bool_mask(key):
     return None
 
 
-def _check_mask_shape(mask_shape, shape) -> None:
-    """NumPy's IndexError for a mask that does not fit the array's leading dimensions."""
-    if len(mask_shape) > len(shape):
+def _fit_mask(mask, shape):
+    """mask, checked against the array's leading dimensions, with NumPy's IndexError
+    where it does not fit.
+
+    NumPy takes a mask axis of length 0 for an array axis of any length (the
+    mask selects nothing); such a mask becomes an all-false mask of the
+    array's leading shape, which selects nothing the ordinary way.
+    """
+    if len(mask.shape) > len(shape):
         raise IndexError(
             f"too many indices for array: array is {len(shape)}-dimensional, "
-            f"but {len(mask_shape)} were indexed"
+            f"but {len(mask.shape)} were indexed"
         )
-    for axis, (n, m) in enumerate(zip(shape, mask_shape, strict=False)):
-        if n != m:
+    for axis, (n, m) in enumerate(zip(shape, mask.shape, strict=False)):
+        if n != m and m != 0:
             raise IndexError(
                 f"boolean index did not match indexed array along axis {axis}; size of axis "
                 f"is {n} but size of corresponding boolean axis is {m}"
             )
+    if mask.shape != shape[: mask.ndim]:
+        return np.zeros(shape[: mask.ndim], np.bool_)
+    return mask
 
 
 def _numpy_shape(shape) -> str:
@@ -337,7 +346,7 @@ class DeviceArray(_core.ArrayFields):
         >>> d[np.array([False, True])].to_host()
         array([[-4.,  5., -6.]])
         """
-        _check_mask_shape(mask.shape, self._shape)
+        mask = _fit_mask(mask, self._shape)
         result = _core.compress(self, self._mask_over(mask))
         trailing = self._shape[mask.ndim :]
         if not trailing:
@@ -366,7 +375,7 @@ class DeviceArray(_core.ArrayFields):
         """
         if self._readonly:
             raise ValueError("assignment destination is read-only")
-        _check_mask_shape(mask.shape, self._shape)
+        mask = _fit_mask(mask, self._shape)
         if isinstance(value, (str, bytes)) or (
             isinstance(value, np.ndarray) and value.dtype.kind in _TEXT_KINDS
         ):

@@ -125,6 +125,23 @@ def test_comparisons_are_exact_in_the_compute_dtype(backend):
     check_bool(gpuvec.less(gpuvec.to_device(x), 1.0 + 2**-52), x < 1.0 + 2**-52)
 
 
+def test_logical_ops_read_each_operand_as_a_truth_value(backend):
+    # NumPy's logical ufuncs test each operand against zero in its own
+    # precision: 1e-300 is true, though it is 0 as a float32 (found by the fuzz
+    # test); the comparisons do round a Python float to float32.
+    a = np.array([0.0, 0.5, np.nan], np.float32)
+    for x in (a, gpuvec.to_device(a)):
+        check_bool(gpuvec.logical_and(x, 1e-300), np.logical_and(a, 1e-300))
+        check_bool(gpuvec.logical_xor(1e-300, x), np.logical_xor(1e-300, a))
+        check_bool(gpuvec.logical_or(x, 0.0), np.logical_or(a, 0.0))
+        check_bool(gpuvec.not_equal(x * 0.0, 1e-300), np.not_equal(a * 0.0, 1e-300))
+    wide = np.array([1e-300, 0.0])
+    check_bool(
+        gpuvec.logical_and(wide.astype(np.float32), wide),
+        np.logical_and(wide.astype(np.float32), wide),
+    )
+
+
 @pytest.mark.parametrize("name", BINARY + UNARY)
 def test_bool_inputs(backend, rng, name):
     a = rng.random((3, 45)) < 0.5
@@ -174,6 +191,14 @@ def test_out_casting_follows_numpy(backend, rng):
     dout = gpuvec.full(33, 7.0, dtype=np.float32)
     gpuvec.less(gpuvec.to_device(a), gpuvec.to_device(b), out=dout)
     np.testing.assert_array_equal(dout.to_host(), np.less(a, b).astype(np.float32))
+    # ... and into a NumPy out of any dtype that same_kind allows: int, float16.
+    for dtype in (np.int64, np.uint8, np.float16):
+        out = np.full(33, 7, dtype)
+        assert gpuvec.less(a, b, out=out) is out
+        np.testing.assert_array_equal(out, np.less(a, b).astype(dtype))
+    out = np.full(33, 7, np.float16)
+    gpuvec.add(a, b, out=out)
+    np.testing.assert_array_equal(out, np.add(a, b, out=np.empty(33, np.float16)))
     # ... but a float result does not go into a bool out: NumPy's UFuncTypeError.
     with pytest.raises(TypeError, match="same_kind"):
         gpuvec.add(a, b, out=np.zeros(33, bool))

@@ -18,6 +18,10 @@ ops must give NumPy's bits; the math library functions must be within the
 ulp budgets of tolerances.py; reductions, which gpuvec accumulates in
 float64 and rounds once, within the error of a float64 accumulation.
 
+Bool arrays live on both sides. Comparisons, logical ops, isnan and its
+kin, ``~ & | ^``, any/all/count_nonzero and boolean masks (``d[mask]``,
+``d[mask] = v``) must give NumPy's bools, counts and elements exactly.
+
 HYPOTHESIS_PROFILE=gpu runs more and longer sequences (see conftest.py). A
 failure prints the steps that reproduce it and a @reproduce_failure blob.
 """
@@ -118,23 +122,56 @@ BINARY = {
     "hypot": np.hypot,
     "atan2": np.arctan2,
 }
+# Truth-value ops: bool results, from the operands compared in the policy's
+# dtype (in bool when every operand is a bool, as NumPy compares bools).
+TRUTH_UNARY = {
+    "isnan": np.isnan,
+    "isinf": np.isinf,
+    "isfinite": np.isfinite,
+    "logical_not": np.logical_not,
+}
+TRUTH_BINARY = {
+    "equal": np.equal,
+    "not_equal": np.not_equal,
+    "less": np.less,
+    "less_equal": np.less_equal,
+    "greater": np.greater,
+    "greater_equal": np.greater_equal,
+    "logical_and": np.logical_and,
+    "logical_or": np.logical_or,
+    "logical_xor": np.logical_xor,
+}
+TRUTH = {*TRUTH_UNARY, *TRUTH_BINARY}
+UNARY |= TRUTH_UNARY
+BINARY |= TRUTH_BINARY
 NUMPY = {**UNARY, **BINARY}
-# Correctly rounded (or a choice of elements): gpuvec must give NumPy's bits,
-# the sign of zero included.
+# Correctly rounded (or a choice of elements, or a truth value): gpuvec must
+# give NumPy's bits, the sign of zero included.
 EXACT = {"add", "subtract", "multiply", "divide", "maximum", "minimum", "where"}
-EXACT |= {"negative", "abs", "sqrt", "floor", "ceil", "round", "sign"}
+EXACT |= {"negative", "abs", "sqrt", "floor", "ceil", "round", "sign", *TRUTH}
 # The float64 references of the others, which must be within ULPS[name].
 REFERENCE64 = {**NUMPY, "sigmoid": sigmoid64}
 
 # The operators of DeviceArrays, the ops they are, and the calls.
 OPERATORS = {"+": "add", "-": "subtract", "*": "multiply", "/": "divide", "**": "power"}
+OPERATORS |= {"==": "equal", "!=": "not_equal", "<": "less", "<=": "less_equal"}
+OPERATORS |= {">": "greater", ">=": "greater_equal"}
 CALL = {"+": operator.add, "-": operator.sub, "*": operator.mul}
 CALL |= {"/": operator.truediv, "**": operator.pow}
+CALL |= {"==": operator.eq, "!=": operator.ne, "<": operator.lt, "<=": operator.le}
+CALL |= {">": operator.gt, ">=": operator.ge}
+# The logical operators: NumPy's bitwise ops, which on bools are the logic and
+# which refuse floats; gpuvec takes bool operands only (a TypeError for floats,
+# as NumPy's).
+LOGICAL_OPERATORS = {"&": operator.and_, "|": operator.or_, "^": operator.xor}
+LOGICAL_IN_PLACE = {"&": operator.iand, "|": operator.ior, "^": operator.ixor}
 IN_PLACE = {"+": operator.iadd, "-": operator.isub, "*": operator.imul}
 IN_PLACE |= {"/": operator.itruediv, "**": operator.ipow}
 
 REDUCTIONS = ["sum", "mean", "max", "min", "prod", "var", "std", "argmax", "argmin"]
 INDEX_REDUCTIONS = {"argmax", "argmin"}
+# Read in the input's own dtype; bool results (any, all) or int64 counts.
+TRUTH_REDUCTIONS = ["any", "all", "count_nonzero"]
 # NumPy's warnings for rows of no elements (or too few for ddof), which
 # gpuvec gives too; it gives none of NumPy's floating-point warnings.
 EMPTY_WARNINGS = ("Mean of empty slice", "Degrees of freedom <= 0")
@@ -145,11 +182,6 @@ EMPTY_WARNINGS = ("Mean of empty slice", "Degrees of freedom <= 0")
 # each where the comment names it, so that it checks everything else. Remove
 # the entry and its step-around when gpuvec is fixed.
 KNOWN_DISCREPANCIES = {
-    "0-d where on the device": (
-        "gv.where(np.array(True), gv.to_device(np.array(1.0)), 0.0).shape is (1,); "
-        "NumPy's np.where gives () (the condition is uploaded through "
-        "np.ascontiguousarray, which makes a 0-d array 1-d)"
-    ),
     "transpose(())": (
         "gv.zeros((2, 3)).transpose(()) reverses the axes; NumPy raises "
         "ValueError('axes don't match array') for () on an array of 1 or more dimensions"
@@ -176,10 +208,6 @@ KNOWN_DISCREPANCIES = {
         "np.add(np.ones((5, 2, 6)), np.asfortranarray(np.ones((5, 5, 2, 6)))) has "
         "NumPy's mixed strides (8, 480, 240, 40) and gpuvec's Fortran ones"
     ),
-    "float16 out": (
-        "gv.add(np.ones(3), 1.0, out=np.ones(3, np.float16)) raises TypeError "
-        "('same_kind'); NumPy's same_kind casting writes float64 into float16"
-    ),
     "out of the wrong shape and dtype": (
         "gv.add(np.ones(3), 1.0, out=np.zeros(2, np.int64)) raises ValueError (shape); "
         "NumPy checks out's dtype first: TypeError (UFuncTypeError)"
@@ -193,6 +221,8 @@ KNOWN_DISCREPANCIES = {
 # -- data -----------------------------------------------------------------------------------------
 
 FLOATS = [np.float32, np.float64]
+# DeviceArrays hold float32, float64 or bool.
+DEVICE_DTYPES = [np.float32, np.float64, np.bool_]
 # The largest result an op may make: broadcasting (a[..., None] * b) multiplies
 # sizes, and the results are operands of the steps that follow.
 MAX_RESULT = 20_000
@@ -364,6 +394,14 @@ def is_weak(x) -> bool:
     return type(x) in (bool, int, float)
 
 
+def device_dtype(array: np.ndarray, dtype=None) -> np.dtype:
+    """The dtype of gv.to_device(array, dtype=dtype): ``dtype``, else bool for
+    bools, else the policy's float dtype."""
+    if dtype is not None:
+        return np.dtype(dtype)
+    return array.dtype if array.dtype == np.bool_ else policy_dtype(array)
+
+
 def policy_dtype(*operands) -> np.dtype:
     """The dtype gpuvec computes in (docs/dtypes.rst): NumPy's result type of
     the operands other than Python numbers; ints and bools give float64,
@@ -375,11 +413,22 @@ def policy_dtype(*operands) -> np.dtype:
     return np.dtype(np.float32)
 
 
+def truth_dtype(*operands) -> np.dtype:
+    """The dtype a truth-value op or where computes in: bool when every operand
+    is a bool (arrays, Python and NumPy bools), as NumPy's; else the policy's."""
+    if all(np.asarray(x).dtype == np.bool_ for x in operands):
+        return np.dtype(np.bool_)
+    return policy_dtype(*operands)
+
+
 def cast(x, dtype):
     """An operand as the reference's NumPy call gets it: arrays and NumPy numbers
     as copies in ``dtype``; Python numbers as floats, which NumPy keeps weak
-    (and which make 2 ** -1 a float, as gpuvec computes it)."""
-    return float(x) if is_weak(x) else np.asarray(x).astype(dtype)
+    (and which make 2 ** -1 a float, as gpuvec computes it), bools as bools
+    where the op computes in bool."""
+    if is_weak(x):
+        return x if dtype == np.bool_ else float(x)
+    return np.asarray(x).astype(dtype)
 
 
 def reference64(name, inputs, compute):
@@ -444,7 +493,7 @@ def assert_same_values(got, expected, *, zero_sign=True):
     assert got.shape == expected.shape, (got.shape, expected.shape)
     assert got.dtype == expected.dtype, (got.dtype, expected.dtype)
     np.testing.assert_array_equal(got, expected)
-    if zero_sign:
+    if zero_sign and expected.dtype.kind == "f":
         zeros = expected == 0
         np.testing.assert_array_equal(np.signbit(got[zeros]), np.signbit(expected[zeros]))
 
@@ -563,7 +612,7 @@ class NumPyParity(RuleBasedStateMachine):
         """A NumPy array to start with, so that the rules on host data can run."""
         return self.keep_host(array)
 
-    @initialize(target=device, array=host_arrays(FLOATS))
+    @initialize(target=device, array=host_arrays(DEVICE_DTYPES))
     def first_device_array(self, array):
         """A DeviceArray to start with."""
         return self.keep(gv.to_device(array), array.copy())
@@ -580,23 +629,24 @@ class NumPyParity(RuleBasedStateMachine):
         how=st.sampled_from(["to_device", "asarray"]),
     )
     def new_device_array(self, array, dtype, how):
-        """gv.to_device / gv.asarray of new data: float32 stays float32, other dtypes
+        """gv.to_device / gv.asarray of new data: float32 and bool stay, other dtypes
         become float64 (or ``dtype``); the copy is C-ordered (difference 7)."""
         value = getattr(gv, how)(array, dtype=dtype)
         assert value.is_c_contiguous
-        return self.keep(value, array.astype(dtype or policy_dtype(array), order="C"))
+        return self.keep(value, array.astype(device_dtype(array, dtype), order="C"))
 
     @rule(
         target=device,
         shape=shapes(),
         kind=st.sampled_from(["zeros", "ones", "full"]),
-        fill=st.sampled_from([2.5, -0.0, np.nan, np.inf, 7, 1e300]),
-        dtype=st.sampled_from([None, np.float32, np.float64]),
+        fill=st.sampled_from([2.5, -0.0, np.nan, np.inf, 7, 1e300, True, False]),
+        dtype=st.sampled_from([None, np.float32, np.float64, np.bool_]),
     )
     def new_filled(self, shape, kind, fill, dtype):
-        """gv.zeros / gv.ones / gv.full: float64 unless ``dtype`` says otherwise
-        (NumPy's full of an int is int64: difference 1)."""
-        dt = np.dtype(dtype or np.float64)
+        """gv.zeros / gv.ones / gv.full: float64 unless ``dtype`` says otherwise or
+        the fill is a bool (NumPy's full of an int is int64: difference 1)."""
+        full_of_bools = kind == "full" and isinstance(fill, bool)
+        dt = np.dtype(dtype or (np.bool_ if full_of_bools else np.float64))
         kwargs = {} if dtype is None else {"dtype": dtype}
         with quiet():  # 1e300 overflows float32, with NumPy's warning
             if kind == "full":
@@ -627,7 +677,7 @@ class NumPyParity(RuleBasedStateMachine):
         """gv.to_device of existing host data, strided views included: a C-ordered copy."""
         value = gv.to_device(x.value, dtype=dtype)
         assert value.is_c_contiguous
-        return self.keep(value, x.mirror.astype(dtype or policy_dtype(x.mirror), order="C"))
+        return self.keep(value, x.mirror.astype(device_dtype(x.mirror, dtype), order="C"))
 
     @rule(target=host, x=device, how=st.sampled_from(["to_host", "asnumpy", "np.asarray"]))
     def download(self, x, how):
@@ -654,12 +704,15 @@ class NumPyParity(RuleBasedStateMachine):
         that array when the dtype does not change, as np.asarray's is."""
         if dtype is None or np.dtype(dtype) == x.value.dtype:
             assert gv.to_device(x.value, dtype=dtype) is x.value
-        back = gv.to_device(gv.asnumpy(x.value), dtype=dtype)
-        assert_same_values(back.to_host(), x.mirror.astype(dtype or x.mirror.dtype))
+        with quiet():  # float64 beyond float32's range overflows, with NumPy's warning
+            back = gv.to_device(gv.asnumpy(x.value), dtype=dtype)
+            expected = x.mirror.astype(dtype or x.mirror.dtype)
+        assert_same_values(back.to_host(), expected)
 
-    @rule(target=device, x=device, dtype=st.sampled_from([np.float32, np.float64, "copy"]))
+    @rule(target=device, x=device, dtype=st.sampled_from([*DEVICE_DTYPES, "copy"]))
     def astype(self, x, dtype):
-        """d.astype(float32 or float64) and d.copy(): C-ordered copies, rounded as NumPy rounds."""
+        """d.astype(float32, float64 or bool) and d.copy(): C-ordered copies, rounded
+        as NumPy rounds (to bool: nonzero, NaN included, is True)."""
         if dtype == "copy":
             value, mirror = x.value.copy(), x.mirror.copy()
         else:
@@ -753,12 +806,12 @@ class NumPyParity(RuleBasedStateMachine):
         mirrors = [x.mirror if isinstance(x, Pair) else x for x in operands]
         if math.prod(self.result_shape(*mirrors) or ()) > MAX_RESULT:
             return None  # an outer product of outer products would grow without end
-        compute = policy_dtype(*mirrors)
+        truth = name in TRUTH or name == "where"
+        compute = truth_dtype(*mirrors) if truth else policy_dtype(*mirrors)
+        result_dtype = np.dtype(np.bool_) if name in TRUTH else compute
         # Copies taken before NumPy writes into out, which may alias an input:
         # NumPy's answer for overlapping operands is that of copies.
         inputs = [cast(m, compute) for m in mirrors]
-        if out is not None and out.mirror.dtype == np.float16:
-            return None  # KNOWN_DISCREPANCIES["float16 out"]: gpuvec refuses it
         kwargs = {} if out is None else {"out": out.mirror}
         before = None if out is None else out.mirror.copy()
         numpy_call = numpy_call or NUMPY[name]
@@ -794,7 +847,7 @@ class NumPyParity(RuleBasedStateMachine):
             dtype = out.mirror.dtype
         else:
             assert isinstance(got, DeviceArray if on_device else (np.ndarray, np.generic))
-            dtype = compute
+            dtype = result_dtype
         host = host_copy(got)
         assert host.shape == np.shape(expected), (host.shape, np.shape(expected))
         assert host.dtype == dtype, (host.dtype, dtype)
@@ -833,10 +886,12 @@ class NumPyParity(RuleBasedStateMachine):
             return data.draw(bundle, label="out pair")
         if mode == "new" and shape is not None:
             on_device = bundle is self.device
-            dtype = data.draw(st.sampled_from(FLOATS if on_device else [*FLOATS, np.int64]))
-            # NaN (or -1) where gpuvec must write: a missed element shows.
-            mirror = np.full(shape, np.nan if dtype != np.int64 else -1, dtype)
-            value = gv.full(shape, np.nan, dtype) if on_device else mirror.copy()
+            host_dtypes = [*FLOATS, np.int64, np.float16, np.bool_]
+            dtype = data.draw(st.sampled_from(DEVICE_DTYPES if on_device else host_dtypes))
+            # NaN (or -1, or True) where gpuvec must write: a missed element shows.
+            fill = {np.int64: -1, np.bool_: True}.get(dtype, np.nan)
+            mirror = np.full(shape, fill, dtype)
+            value = gv.full(shape, fill, dtype) if on_device else mirror.copy()
             return self.keep(value, mirror)
         return None
 
@@ -908,9 +963,12 @@ class NumPyParity(RuleBasedStateMachine):
         operands = [b, a] if swap else [a, b]
         return self.elementwise(OPERATORS[op], operands, call=CALL[op]) or multiple()
 
-    @rule(target=device, x=device, op=st.sampled_from(["-", "abs", "+"]))
+    @rule(target=device, x=device, op=st.sampled_from(["-", "abs", "+", "~"]))
     def unary_operator_on_device(self, x, op):
-        """-d, abs(d) and +d (a copy)."""
+        """-d, abs(d), +d (a copy) and ~d (a bool array's logical not; a
+        TypeError for floats, as NumPy's)."""
+        if op == "~":
+            return self.logical_operator(x, None, operator.invert, in_place=False)
         if op == "+":
             value = +x.value
             assert value is not x.value
@@ -918,6 +976,40 @@ class NumPyParity(RuleBasedStateMachine):
             return self.keep(value, x.mirror.copy())
         name, call = ("negative", operator.neg) if op == "-" else ("abs", abs)
         return self.elementwise(name, [x], call=call) or multiple()
+
+    def logical_operator(self, a, b, call, in_place):
+        """``call`` (~, &, |, ^, or their in-place forms) on the values and on the
+        mirrors as NumPy has them: NumPy's bools, or NumPy's TypeError."""
+        mirrors = [o.mirror if isinstance(o, Pair) else o for o in (a, b) if o is not None]
+        values = [o.value if isinstance(o, Pair) else o for o in (a, b) if o is not None]
+        expected, np_error = attempt(lambda: call(*mirrors))
+        got, gv_error = attempt(lambda: call(*values))
+        if same_errors(np_error, gv_error):
+            return multiple()
+        if in_place:
+            assert got is a.value, "the result is not the left operand"
+            return multiple()  # the mirror was written in place; the invariant compares
+        assert isinstance(got, DeviceArray), type(got)
+        assert got.is_c_contiguous, got.strides
+        host = host_copy(got)
+        assert_same_values(host, expected)
+        return self.keep(got, host)
+
+    @rule(
+        target=device,
+        a=device,
+        b=device | st.sampled_from([True, False, np.True_, np.False_, 1.5]),
+        op=st.sampled_from(sorted(LOGICAL_OPERATORS)),
+        swap=st.booleans(),
+        in_place=st.booleans(),
+    )
+    def logical_operator_on_device(self, a, b, op, swap, in_place):
+        """d & e, True | d, d ^= e, ...: bool arrays give NumPy's logic; float
+        operands NumPy's TypeError."""
+        if in_place:
+            return self.logical_operator(a, b, LOGICAL_IN_PLACE[op], in_place=True)
+        operands = (b, a) if swap else (a, b)
+        return self.logical_operator(*operands, LOGICAL_OPERATORS[op], in_place=False)
 
     @rule(x=device, other=device | scalars(), op=st.sampled_from(sorted(IN_PLACE)))
     def in_place_operator(self, x, other, op):
@@ -962,15 +1054,13 @@ class NumPyParity(RuleBasedStateMachine):
     def where(self, cond, threshold, a, b, swap):
         if swap:
             a, b = b, a
-        # The condition is a NumPy bool array: a bool pair's own value, or a
-        # comparison made on the host (DeviceArrays have none: difference 5).
+        # The condition is a bool pair's own value (a NumPy array or a bool
+        # DeviceArray), or a comparison made on the condition's side.
         if cond.mirror.dtype == np.bool_:
             cond_value, cond_mirror = cond.value, cond.mirror
         else:
-            cond_value = cond_mirror = np.asarray(cond.mirror > threshold)
-        on_device = any(isinstance(x, Pair) and x.on_device for x in (a, b))
-        if on_device and cond_mirror.ndim == 0 and self.result_shape(a, b) == ():
-            return multiple()  # KNOWN_DISCREPANCIES["0-d where on the device"]
+            cond_value, cond_mirror = cond.value > threshold, cond.mirror > threshold
+            assert host_copy(cond_value).dtype == np.bool_
         result = self.elementwise(
             "where",
             [a, b],
@@ -990,7 +1080,7 @@ class NumPyParity(RuleBasedStateMachine):
         swap=st.booleans(),
     )
     def where_on_device(self, cond, threshold, a, b, swap):
-        """gv.where(mask, d, e) with a NumPy bool mask: broadcast, or ValueError."""
+        """gv.where(mask, d, e) with a NumPy or device bool mask: broadcast, or ValueError."""
         return self.where(cond, threshold, a, b, swap)
 
     @rule(
@@ -1065,27 +1155,122 @@ class NumPyParity(RuleBasedStateMachine):
         """gv.sum(a, axis=...), ... on NumPy data of any dtype, 0-d and empty included."""
         return self.reduce(x, name, data)
 
+    def truth_reduce(self, x, name, data):
+        """gv.any / gv.all / gv.count_nonzero (or d.any(), d.all()) against NumPy's
+        on the data as it is: the same bools and counts, exactly."""
+        axis = data.draw(axes(x.mirror.ndim), label="axis")
+        keepdims = data.draw(st.booleans(), label="keepdims")
+        if x.on_device and name != "count_nonzero" and data.draw(st.booleans(), label="method"):
+            target = getattr(x.value, name)
+        else:
+            target = lambda **kw: getattr(gv, name)(x.value, **kw)  # noqa: E731
+        kwargs = {"axis": axis, "keepdims": keepdims}
+        expected, np_error = attempt(lambda: getattr(np, name)(x.mirror, **kwargs))
+        got, gv_error = attempt(lambda: target(**kwargs))
+        if same_errors(np_error, gv_error):
+            return multiple()
+        expected = np.asarray(expected)
+        if name == "count_nonzero" and axis is None and not keepdims:
+            assert type(got) is int, type(got)  # a count of everything is a Python int
+        elif name == "count_nonzero" or not x.on_device:
+            # Counts come to the host, as NumPy arrays (or, of no dimensions, scalars).
+            assert isinstance(got, (np.ndarray, np.generic)), type(got)
+        else:
+            assert isinstance(got, DeviceArray), type(got)  # 0-d for everything
+        host = np.asarray(host_copy(got))
+        assert_same_values(host, expected.astype(host.dtype))
+        assert host.dtype == (np.int64 if name == "count_nonzero" else np.bool_), host.dtype
+        if isinstance(got, DeviceArray):
+            return self.keep(got, host)
+        if isinstance(got, np.ndarray) and not x.on_device:
+            return self.keep_host(got)
+        return multiple()
+
+    @rule(target=device, x=device, name=st.sampled_from(TRUTH_REDUCTIONS), data=st.data())
+    def truth_reduce_on_device(self, x, name, data):
+        """d.any(axis=...), gv.count_nonzero(d, axis=...), ...: bool DeviceArrays
+        (counts come back as NumPy int64 arrays)."""
+        return self.truth_reduce(x, name, data)
+
+    @rule(target=host, x=host, name=st.sampled_from(TRUTH_REDUCTIONS), data=st.data())
+    def truth_reduce_on_host(self, x, name, data):
+        """gv.all(a, axis=...), ... on NumPy data of any dtype."""
+        return self.truth_reduce(x, name, data)
+
+    # -- boolean masks --------------------------------------------------------------------------
+
+    def mask_of(self, x, source, threshold, device_mask):
+        """A mask for x: x's own comparison with ``threshold``, or the bool pair
+        ``source`` (of any shape: NumPy's IndexError where it does not fit);
+        a DeviceArray (``device_mask``) or a NumPy array."""
+        if source is None or source.mirror.dtype != np.bool_:
+            mirror = np.asarray(x.mirror > threshold)
+            value = x.value > threshold if device_mask else mirror.copy()
+        else:
+            mirror = source.mirror
+            value = source.value if device_mask else host_copy(source.value)
+        return value, mirror
+
+    @rule(
+        target=device,
+        x=device,
+        source=st.none() | device,
+        threshold=st.sampled_from([0.0, 0.5, np.nan]),
+        device_mask=st.booleans(),
+    )
+    def mask_select(self, x, source, threshold, device_mask):
+        """d[mask] is NumPy's x[mask]: the selected elements, copied, in C order."""
+        value, mirror = self.mask_of(x, source, threshold, device_mask)
+        expected, np_error = attempt(lambda: x.mirror[mirror])
+        got, gv_error = attempt(lambda: x.value[value])
+        if same_errors(np_error, gv_error):
+            return multiple()
+        assert isinstance(got, DeviceArray), type(got)
+        assert got.is_c_contiguous, got.strides
+        assert_same_values(host_copy(got), expected)
+        return self.keep(got, expected)
+
+    @rule(
+        x=device,
+        source=st.none() | device,
+        threshold=st.sampled_from([0.0, 0.5]),
+        device_mask=st.booleans(),
+        values=st.sampled_from(["number", "host", "device", "wrong length"]),
+        number=scalars(),
+    )
+    def mask_assign(self, x, source, threshold, device_mask, values, number):
+        """d[mask] = v, in place: NumPy's writes (through every alias of d), or
+        its errors (a mask that does not fit, values of the wrong length)."""
+        value, mirror = self.mask_of(x, source, threshold, device_mask)
+        count = int(np.count_nonzero(mirror)) if mirror.shape == x.mirror.shape else 1
+        if values == "number":
+            v_value = v_mirror = number
+        else:
+            length = count + 1 if values == "wrong length" else count
+            v_mirror = np.linspace(-1.0, 1.0, length).astype(x.mirror.dtype)
+            v_value = gv.to_device(v_mirror) if values == "device" else v_mirror.copy()
+
+        def assign(target, mask, v):
+            target[mask] = v
+
+        _, np_error = attempt(lambda: assign(x.mirror, mirror, v_mirror))
+        _, gv_error = attempt(lambda: assign(x.value, value, v_value))
+        same_errors(np_error, gv_error)  # else the invariant compares what both wrote
+
     # -- what gpuvec documents as different -----------------------------------------------------
 
     @rule(x=device, other=host)
     def documented_refusals(self, x, other):
         """The deliberate differences of docs/numpy-differences.md, on any device
-        array: no comparisons (5), no index arrays (6), float dtypes only, and
-        no NumPy arrays in device calls (README): each a TypeError."""
+        array: no index arrays (6), float and bool dtypes only, and no NumPy
+        arrays in device calls (README): each a TypeError."""
         for call in (
-            lambda: x.value < 0,
             lambda: x.value[np.zeros(x.mirror.shape, np.intp)],
             lambda: x.value.astype(np.int64),
             lambda: gv.add(x.value, other.value),
         ):
             _, error = attempt(call)
             assert isinstance(error, TypeError), error
-
-    @rule(x=device)
-    def mask_indexing(self, x):
-        """d[mask] is NumPy's x[mask]: the selected elements, copied, in C order."""
-        mask = np.asarray(x.mirror) > 0
-        np.testing.assert_array_equal(x.value[mask].to_host(), x.mirror[mask])
 
 
 def test_numpy_parity_state_machine(backend):

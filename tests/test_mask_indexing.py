@@ -194,6 +194,28 @@ def test_mask_of_wrong_shape(backend, mask_kind, shape, mask_shape, message):
         assert str(error.value) == str(numpy_error.value) == message
 
 
+@pytest.mark.parametrize(
+    ("shape", "mask_shape"),
+    [((65,), (0,)), ((1,), (0,)), ((2, 3), (0,)), ((2, 3), (0, 3)), ((2, 3), (2, 0))],
+)
+def test_mask_of_no_elements_fits_any_length(backend, rng, mask_kind, shape, mask_shape):
+    """NumPy takes a mask axis of length 0 for an axis of any length: nothing is
+    selected or written (values must still fit the empty selection)."""
+    x = random_array(rng, shape, np.float64)
+    d = gpuvec.to_device(x)
+    mask = np.zeros(mask_shape, bool)
+    expected = x[mask]
+    result = d[as_kind(mask, mask_kind)]
+    assert result.shape == expected.shape
+    d[as_kind(mask, mask_kind)] = 7.0
+    assert_same_bits(d.to_host(), x)
+    with pytest.raises(ValueError, match=r"2 input values|value array of shape"):
+        x[mask] = np.ones(2)
+    with pytest.raises(ValueError, match=r"2 input values|value array of shape"):
+        d[as_kind(mask, mask_kind)] = np.ones(2)
+    assert_same_bits(d.to_host(), x)
+
+
 def test_other_indices_still_refused(backend):
     d = gpuvec.ones(5)
     with pytest.raises(TypeError, match="basic indexing only"):
