@@ -180,7 +180,7 @@ cdef object _new_device_array(tuple shape, object dtype, int device, object stre
         r._address = <uintptr_t>(<ResultSlot>slot).ptr
         r._device = device
     else:
-        buffer = DeviceBuffer(size * dtype.itemsize, handle, stream)
+        buffer = DeviceBuffer(size * dtype.itemsize, handle, stream, device)
         r._host = None
         r._owner = buffer
         r._address = <uintptr_t>(<DeviceBuffer>buffer).ptr
@@ -195,12 +195,14 @@ cdef object _new_device_array(tuple shape, object dtype, int device, object stre
     return r
 
 
-def new_array(shape, dtype, stream=None):
-    """A new C-contiguous DeviceArray on the active backend and current device."""
+def new_array(shape, dtype, stream=None, device=None):
+    """A new C-contiguous DeviceArray on the active backend, on `device` (by
+    default the current one)."""
     stream = _resolve_stream(stream)
     if _backend_code == GPUVEC_BACKEND_HOST:
         return _new_device_array(shape, dtype, 0, stream, True)
-    return _new_device_array(shape, dtype, _current_device(), stream, False)
+    return _new_device_array(shape, dtype, _current_device() if device is None else device,
+                             stream, False)
 
 
 cdef int _describe_result(gpuvec_array* a, object result, int ndim, const int64_t* shape,
@@ -582,7 +584,7 @@ cdef int _upload_condition(Operands ops) except -1:
         a.data = cnp.PyArray_DATA(mask) if mask.size else NULL
         ops.kinds[0] = _DEVICE
         return 0
-    buffer = DeviceBuffer(mask.size, 0, None)
+    buffer = DeviceBuffer(mask.size, 0, None, ops.device)  # where the data is
     if mask.size:
         copy_to_device(buffer.address, mask.reshape(-1).view(np.uint8), 0)
     ops.objects[0] = buffer
@@ -795,9 +797,18 @@ cdef int _copy(object target, object source) except -1:
     cdef gpuvec_launch launch
     cdef gpuvec_status status
     cdef int64_t shape[GPUVEC_MAX_NDIM]
-    cdef int ndim, d
+    cdef int ndim, d, device = -1, previous
     cdef Py_ssize_t size = 1
     _add(ops, source, "source")
+    # The copy runs on the device that holds the device data (one device: the
+    # kernels of a strided or converting copy cannot read another's memory).
+    for array in (target, source):
+        if isinstance(array, _DeviceArray) and (<ArrayFields>array)._host is None:
+            if device >= 0 and (<ArrayFields>array)._device != device:
+                raise ValueError(f"the arrays are on different devices: "
+                                 f"{sorted({device, (<ArrayFields>array)._device})}: copy "
+                                 f"through the host (x.to_host()) or compute on one device")
+            device = (<ArrayFields>array)._device
     target_shape = tuple(target.shape)
     ndim = len(target_shape)
     for d in range(ndim):
@@ -818,9 +829,13 @@ cdef int _copy(object target, object source) except -1:
     backend_device = (result_desc.memory == GPUVEC_MEMORY_DEVICE
                       or a.memory == GPUVEC_MEMORY_DEVICE)
     launch.backend = GPUVEC_BACKEND_CUDA if backend_device else GPUVEC_BACKEND_HOST
-    with nogil:  # a scalar source fills the target
-        status = gpuvec_copy(&result_desc, a, &launch)
-    check(status)
+    previous = _make_current(device)
+    try:
+        with nogil:  # a scalar source fills the target
+            status = gpuvec_copy(&result_desc, a, &launch)
+        check(status)
+    finally:
+        _restore_device(previous)
     _count_copy(a.memory, result_desc.memory, size * _itemsize(out_code))
     return 0
 

@@ -6,6 +6,10 @@
 # work queued there so far. When another stream uses the buffer, that use is
 # ordered before the free with an event (see DeviceBuffer.used_on), so memory
 # is never reused while a kernel on another stream may still read it.
+#
+# With several GPUs, a buffer lives on the device it was allocated on, which
+# need not be the current one: it is allocated, and later freed, with its own
+# device current (stream 0 means that device's default stream).
 
 cimport cython
 from libc.stdint cimport uintptr_t
@@ -21,6 +25,21 @@ def transfer_counts():
     return _bytes_to_device, _bytes_to_host
 
 
+cdef gpuvec_status _switch_to(int device, int* current) noexcept nogil:
+    """Makes `device` current (-1: leaves the current one), and says in
+    `current` which device to restore afterwards (-1: none)."""
+    cdef int now = 0
+    cdef gpuvec_status status
+    current[0] = -1
+    if device < 0:
+        return GPUVEC_SUCCESS
+    status = gpuvec_cuda_get_device(&now)
+    if status != GPUVEC_SUCCESS or now == device:
+        return status
+    current[0] = now
+    return gpuvec_cuda_set_device(device)
+
+
 @cython.no_gc_clear  # __dealloc__ needs stream_owner: keep it until then
 cdef class DeviceBuffer:
     """Device memory owned by Python: freed, in stream order, when collected.
@@ -34,29 +53,44 @@ cdef class DeviceBuffer:
     stream_owner : object, optional
         What keeps that stream alive (a gpuvec.Stream): the buffer holds on to
         it, so the stream outlives the free queued on it.
+    device : int, optional
+        The device to allocate on (by default the current one).
     """
 
     cdef void* ptr
     cdef readonly size_t nbytes
     cdef readonly uintptr_t stream
+    cdef readonly int device  # -1 for an empty buffer
     cdef object stream_owner
 
-    def __cinit__(self, size_t nbytes, uintptr_t stream=0, stream_owner=None):
-        cdef gpuvec_status status
+    def __cinit__(self, size_t nbytes, uintptr_t stream=0, stream_owner=None, int device=-1):
+        cdef gpuvec_status status = GPUVEC_SUCCESS
+        cdef int previous = -1
         self.ptr = NULL
         self.nbytes = nbytes
         self.stream = stream
         self.stream_owner = stream_owner
+        self.device = -1
         if nbytes:
             with nogil:
-                status = gpuvec_cuda_alloc(nbytes, <gpuvec_stream>stream, &self.ptr)
+                status = _switch_to(device, &previous)
+                if status == GPUVEC_SUCCESS:
+                    status = gpuvec_cuda_get_device(&self.device)
+                if status == GPUVEC_SUCCESS:
+                    status = gpuvec_cuda_alloc(nbytes, <gpuvec_stream>stream, &self.ptr)
+                if previous >= 0:
+                    gpuvec_cuda_set_device(previous)  # the allocation's status is reported
             check(status)
 
     def __dealloc__(self):
         # Failures cannot be raised from here; the memory is then lost to the
         # process, which is all a failed free can do.
+        cdef int previous = -1
         if self.ptr != NULL:
+            _switch_to(self.device, &previous)
             gpuvec_cuda_free(self.ptr, <gpuvec_stream>self.stream)
+            if previous >= 0:
+                gpuvec_cuda_set_device(previous)
 
     @property
     def address(self):
@@ -123,27 +157,40 @@ def pool_release_cached():
 
 cdef class ResultSlot:
     """Where a reduction on the device writes its one value: mapped pinned host
-    memory, so that reading it after a synchronize needs no copy."""
+    memory, so that reading it after a synchronize needs no copy. It belongs
+    to the device current when it is made, whose streams write it."""
 
     cdef void* ptr
     cdef readonly uintptr_t stream
+    cdef readonly int device
     cdef object stream_owner
 
     def __cinit__(self, uintptr_t stream=0, stream_owner=None):
         self.ptr = NULL
         self.stream = stream
         self.stream_owner = stream_owner
+        self.device = 0
+        check(gpuvec_cuda_get_device(&self.device))
         check(gpuvec_cuda_result_slot_alloc(&self.ptr))
 
     def __dealloc__(self):
+        cdef int previous = -1
         if self.ptr != NULL:
+            _switch_to(self.device, &previous)
             gpuvec_cuda_result_slot_free(self.ptr, <gpuvec_stream>self.stream)
+            if previous >= 0:
+                gpuvec_cuda_set_device(previous)
 
     def read(self, int itemsize, uintptr_t stream):
-        """The value, once the work queued on `stream` is done."""
+        """The value, once the work queued on `stream` (of the slot's device) is done."""
         cdef gpuvec_status status
+        cdef int previous = -1
         with nogil:
-            status = gpuvec_cuda_stream_synchronize(<gpuvec_stream>stream)
+            status = _switch_to(self.device, &previous)
+            if status == GPUVEC_SUCCESS:
+                status = gpuvec_cuda_stream_synchronize(<gpuvec_stream>stream)
+            if previous >= 0:
+                gpuvec_cuda_set_device(previous)
         check(status)
         if itemsize == 1:  # a truth value (any, all)
             return np.bool_((<unsigned char*>self.ptr)[0] != 0)
@@ -152,20 +199,27 @@ cdef class ResultSlot:
         return (<double*>self.ptr)[0]
 
 
-def read_scalar(uintptr_t address, int itemsize, uintptr_t stream):
+def read_scalar(uintptr_t address, int itemsize, uintptr_t stream, int device=-1):
     """The bool (itemsize 1), float32 (4) or float64 (8) value at a device
-    address, as a Python bool or float."""
+    address of `device` (by default the current one), as a Python bool or
+    float, once the work queued on `stream` (of that device) is done."""
     cdef double d = 0
     cdef float f = 0
     cdef unsigned char b = 0
     cdef gpuvec_status status
+    cdef int previous = -1
     with nogil:
-        if itemsize == 1:
+        status = _switch_to(device, &previous)
+        if status != GPUVEC_SUCCESS:
+            pass
+        elif itemsize == 1:
             status = gpuvec_cuda_read_scalar(<const void*>address, 1, <gpuvec_stream>stream, &b)
         elif itemsize == 4:
             status = gpuvec_cuda_read_scalar(<const void*>address, 4, <gpuvec_stream>stream, &f)
         else:
             status = gpuvec_cuda_read_scalar(<const void*>address, 8, <gpuvec_stream>stream, &d)
+        if previous >= 0:
+            gpuvec_cuda_set_device(previous)
     check(status)
     if itemsize == 1:
         return b != 0

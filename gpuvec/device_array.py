@@ -481,7 +481,9 @@ class DeviceArray(_core.ArrayFields):
 
     def astype(self, dtype) -> DeviceArray:
         """A copy converted to float32, float64 or bool (true where nonzero)."""
-        result = _core.new_array(self._shape, check_array_dtype(dtype), self._stream)
+        result = _core.new_array(
+            self._shape, check_array_dtype(dtype), self._stream, device=self._device
+        )
         _core.copy_into(result, self)
         return result
 
@@ -548,8 +550,8 @@ class DeviceArray(_core.ArrayFields):
         owner, itemsize = self._owner, self._dtype.itemsize
         if type(owner) is _core.ResultSlot:  # the GPU wrote it to host memory
             return owner.read(itemsize, 0 if self._stream is None else self._stream.handle)
-        if self._host is None:  # one small copy through pinned memory
-            return _core.read_scalar(self._address, itemsize, self._stream_handle)
+        if self._host is None:  # one small copy through pinned memory, on the array's device
+            return _core.read_scalar(self._address, itemsize, self._stream_handle, self._device)
         return self._host.reshape(())[()]
 
     def __float__(self) -> float:
