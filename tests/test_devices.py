@@ -107,4 +107,6 @@ def test_streams_and_pools_are_per_device(two_devices):
         used_on_1 = gpuvec.memory_info()["in_use"] - before
     np.testing.assert_array_equal(c.to_host(), np.full(1 << 20, 9.0))
     assert used_on_1 >= b.nbytes + c.nbytes  # both arrays come from device 1's pool
-    assert gpuvec.memory_info()["in_use"] == in_use_on_0  # and none from device 0's
+    # ... and none from device 0's (whose use may only have shrunk, as the
+    # garbage of earlier tests was freed meanwhile).
+    assert gpuvec.memory_info()["in_use"] <= in_use_on_0
