@@ -243,7 +243,9 @@ cdef int _check_out(object out, Operands ops, int ndim, const int64_t* shape,
     side (host or device) as the inputs. Returns 1 when its dtype is another
     one that NumPy's same_kind casting allows (the other float dtype, a float
     for a bool result; for a NumPy out also float16, or an int for a bool
-    result): the result is then cast into it (``d32 += d64`` stays float32)."""
+    result): the result is then cast into it (``d32 += d64`` stays float32).
+    Whether that cast is allowed was checked before the shapes were
+    broadcast, as NumPy checks it (_check_out_dtype)."""
     cdef ArrayFields f
     expected = _shape_tuple(ndim, shape)
     if isinstance(out, _DeviceArray):
@@ -260,10 +262,7 @@ cdef int _check_out(object out, Operands ops, int ndim, const int64_t* shape,
                 raise ValueError(f"the arrays are on different devices: "
                                  f"{sorted({ops.device, f._device})}")
             ops.device = f._device
-        if f._dtype is result:
-            return 0
-        _check_out_cast(result, f._dtype)
-        return 1
+        return f._dtype is not result
     if ops.device_mode:
         raise TypeError(f"out must be a DeviceArray when the inputs are on the device, "
                         f"got {type(out).__name__}")
@@ -272,12 +271,45 @@ cdef int _check_out(object out, Operands ops, int ndim, const int64_t* shape,
     if out.shape != expected:
         raise ValueError(f"out has shape {out.shape}, but the result has shape {expected}")
     if out.dtype != result:
-        _check_out_cast(result, out.dtype)  # NumPy copies the result into it
-        return 1
+        return 1  # NumPy copies the result into it
     if not out.flags.writeable:
         raise ValueError("out is read-only")
     if not _whole_elements(<cnp.ndarray>out):
         raise ValueError("out has byte strides that are not whole elements")
+    return 0
+
+
+cdef int _broadcast_to_out(Operands ops, object out, int ndim, int64_t* shape) except -1:
+    """The result's ndim and `shape` once broadcast to out's, as NumPy
+    broadcasts the inputs to a larger out (np.add(row, 1.0, out=matrix) fills
+    every row); the operands' descriptors are rewritten to it. An out the
+    result does not broadcast to leaves both as they are, for _check_out's
+    ValueError."""
+    cdef int d, k, off
+    if not isinstance(out, (np.ndarray, _DeviceArray)):
+        return ndim
+    out_shape = tuple(out.shape)
+    off = len(out_shape) - ndim
+    if off < 0 or len(out_shape) > GPUVEC_MAX_NDIM:
+        return ndim
+    for d in range(ndim):
+        if shape[d] != 1 and shape[d] != out_shape[off + d]:
+            return ndim
+    for d in range(len(out_shape)):
+        shape[d] = out_shape[d]
+    for k in range(ops.count):
+        _broadcast_to(&ops.arrays[k], len(out_shape), shape)
+    return len(out_shape)
+
+
+cdef int _check_out_dtype(object out, object result) except -1:
+    """NumPy's same_kind rule for out's dtype, checked before the shapes are
+    (np.multiply(a, b, out=bool_out) is a TypeError whatever the shapes)."""
+    if isinstance(out, _DeviceArray):
+        if (<ArrayFields>out)._dtype is not result:
+            _check_out_cast(result, (<ArrayFields>out)._dtype)
+    elif isinstance(out, np.ndarray) and out.dtype != result:
+        _check_out_cast(result, out.dtype)
     return 0
 
 
@@ -427,7 +459,11 @@ def elementwise(int op, tuple args, tuple names, out=None, dtype=None, threads_p
     launch.stream = <gpuvec_stream>_stream_handle(stream)
     if ops.device_mode and not ops.host_backed:
         _device_scalars(ops, stream)
+    if out is not None:
+        _check_out_dtype(out, result_dtype)
     ndim = _broadcast(ops, 0, shape)
+    if out is not None:
+        ndim = _broadcast_to_out(ops, out, ndim, shape)
     target = None  # an out of another dtype: the result is cast into it
     if out is not None and _check_out(out, ops, ndim, shape, result_dtype):
         target, out = out, None

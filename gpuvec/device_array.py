@@ -14,6 +14,7 @@ import numbers
 import operator
 
 import numpy as np
+from numpy.exceptions import AxisError
 from numpy.lib.stride_tricks import as_strided
 
 from gpuvec import _core
@@ -431,15 +432,22 @@ class DeviceArray(_core.ArrayFields):
         >>> m.transpose().shape, m.transpose(1, 0).strides
         ((3, 2), (8, 24))
         """
-        if len(axes) == 1 and isinstance(axes[0], (tuple, list)):
-            axes = tuple(axes[0])
-        if not axes:
-            axes = tuple(range(self.ndim))[::-1]
         ndim = self.ndim
+        if not axes or axes == (None,):  # no axes given: reversed
+            return self._permuted(tuple(range(ndim))[::-1])
+        if len(axes) == 1 and isinstance(axes[0], (tuple, list)):
+            axes = axes[0]
+        # NumPy's errors, in NumPy's order: the count, each axis, repeats.
         order = tuple(operator.index(a) for a in axes)
-        if sorted(a % ndim if -ndim <= a < ndim else a for a in order) != list(range(ndim)):
-            raise ValueError(f"axes {axes} are not a permutation of the {ndim} axes")
-        return self._permuted(tuple(a % ndim for a in order))
+        if len(order) != ndim:
+            raise ValueError("axes don't match array")
+        for a in order:
+            if not -ndim <= a < ndim:
+                raise AxisError(a, ndim)
+        order = tuple(a % ndim for a in order)
+        if len(set(order)) != ndim:
+            raise ValueError("repeated axis in transpose")
+        return self._permuted(order)
 
     @property
     def T(self) -> DeviceArray:

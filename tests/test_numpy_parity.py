@@ -177,3 +177,62 @@ def test_where_with_a_condition_of_another_shape_is_a_value_error(backend):
         gpuvec.where(np.zeros(0, bool), d, d)
     with pytest.raises(ValueError, match="could not be broadcast"):
         np.where(np.zeros(0, bool), np.ones(15), np.ones(15))
+
+
+# --- found by the fuzz test ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("side", SIDES)
+def test_out_larger_than_the_inputs_is_filled_by_broadcasting(backend, rng, side):
+    """NumPy broadcasts the inputs to a larger out: every row of it is written."""
+    row = rng.standard_normal(5)
+    expected = np.add(row, 1.5, out=np.full((3, 5), np.nan))
+    out = on(side, np.full((3, 5), np.nan))
+    assert gpuvec.add(on(side, row), 1.5, out=out) is out
+    got = out.to_host() if side == "device" else out
+    np.testing.assert_array_equal(got, expected)
+    zero_d = on(side, np.full(1, np.nan))
+    gpuvec.multiply(on(side, np.array(2.0)), 2.0, out=zero_d)
+    np.testing.assert_array_equal(np.asarray(gpuvec.asnumpy(zero_d)), [4.0])
+    # An out the result does not broadcast to is still NumPy's ValueError.
+    with pytest.raises(ValueError, match="out has shape"):
+        gpuvec.add(on(side, row), 1.5, out=on(side, np.zeros((3, 4))))
+
+
+def test_out_dtype_is_checked_before_its_shape(backend):
+    """For an out of the wrong shape and dtype, NumPy's TypeError (UFuncTypeError)."""
+    a = np.ones(3)
+    with pytest.raises(TypeError):
+        np.add(a, 1.0, out=np.zeros(2, np.int64))
+    with pytest.raises(TypeError, match="same_kind"):
+        gpuvec.add(a, 1.0, out=np.zeros(2, np.int64))
+    with pytest.raises(TypeError, match="same_kind"):
+        gpuvec.add(gpuvec.to_device(a), 1.0, out=gpuvec.zeros(2, dtype=bool))
+
+
+@pytest.mark.parametrize(
+    ("axes", "error"),
+    [
+        ((), ValueError),  # NumPy: "axes don't match array"
+        ((0,), ValueError),
+        ((0, 0), ValueError),  # "repeated axis in transpose"
+        ((0, 2), np.exceptions.AxisError),  # also an IndexError, as NumPy's
+        ((-3, 0), np.exceptions.AxisError),
+    ],
+)
+def test_transpose_errors_are_numpys(backend, axes, error):
+    x = np.zeros((2, 3))
+    with pytest.raises(error) as numpy_error:
+        x.transpose(axes)
+    with pytest.raises(error) as gpuvec_error:
+        gpuvec.to_device(x).transpose(axes)
+    assert str(gpuvec_error.value) == str(numpy_error.value)
+
+
+def test_transpose_of_valid_axes(backend):
+    x = np.arange(24.0).reshape(2, 3, 4)
+    d = gpuvec.to_device(x)
+    for axes in [None, (1, -1, 0), (2, 1, 0), [0, 2, 1]]:
+        np.testing.assert_array_equal(d.transpose(axes).to_host(), x.transpose(axes))
+    np.testing.assert_array_equal(d.transpose(2, 0, 1).to_host(), x.transpose(2, 0, 1))
+    assert gpuvec.to_device(np.array(1.0)).transpose(()).shape == ()
