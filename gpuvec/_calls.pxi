@@ -124,15 +124,12 @@ cdef int _current_device() except -1:
 
 cdef int _make_current(int device) except -2:
     """Makes `device` current for one call; returns the device to restore
-    afterwards with _restore_device, or -1 when it already was current."""
-    cdef int current
-    if device < 0 or _backend_code != GPUVEC_BACKEND_CUDA:
-        return -1
-    current = _current_device()
-    if current == device:
-        return -1
-    check(gpuvec_cuda_set_device(device))
-    return current
+    afterwards with _restore_device, or -1 when it already was current
+    (_switch_to, _memory.pxi, raising its failures)."""
+    cdef int previous = -1
+    if _backend_code == GPUVEC_BACKEND_CUDA:
+        check(_switch_to(device, &previous))
+    return previous
 
 
 cdef int _restore_device(int previous) except -1:

@@ -40,6 +40,13 @@ cdef gpuvec_status _switch_to(int device, int* current) noexcept nogil:
     return gpuvec_cuda_set_device(device)
 
 
+cdef void _switch_back(int previous) noexcept nogil:
+    """Makes `previous` (from _switch_to) current again, if it was another
+    device; a failure here cannot be reported, and leaves the current one."""
+    if previous >= 0:
+        gpuvec_cuda_set_device(previous)
+
+
 @cython.no_gc_clear  # __dealloc__ needs stream_owner: keep it until then
 cdef class DeviceBuffer:
     """Device memory owned by Python: freed, in stream order, when collected.
@@ -75,11 +82,13 @@ cdef class DeviceBuffer:
             with nogil:
                 status = _switch_to(device, &previous)
                 if status == GPUVEC_SUCCESS:
-                    status = gpuvec_cuda_get_device(&self.device)
+                    if device >= 0:
+                        self.device = device
+                    else:
+                        status = gpuvec_cuda_get_device(&self.device)
                 if status == GPUVEC_SUCCESS:
                     status = gpuvec_cuda_alloc(nbytes, <gpuvec_stream>stream, &self.ptr)
-                if previous >= 0:
-                    gpuvec_cuda_set_device(previous)  # the allocation's status is reported
+                _switch_back(previous)  # the allocation's status is the one reported
             check(status)
 
     def __dealloc__(self):
@@ -89,8 +98,7 @@ cdef class DeviceBuffer:
         if self.ptr != NULL:
             _switch_to(self.device, &previous)
             gpuvec_cuda_free(self.ptr, <gpuvec_stream>self.stream)
-            if previous >= 0:
-                gpuvec_cuda_set_device(previous)
+            _switch_back(previous)
 
     @property
     def address(self):
@@ -178,8 +186,7 @@ cdef class ResultSlot:
         if self.ptr != NULL:
             _switch_to(self.device, &previous)
             gpuvec_cuda_result_slot_free(self.ptr, <gpuvec_stream>self.stream)
-            if previous >= 0:
-                gpuvec_cuda_set_device(previous)
+            _switch_back(previous)
 
     def read(self, int itemsize, uintptr_t stream):
         """The value, once the work queued on `stream` (of the slot's device) is done."""
@@ -189,8 +196,7 @@ cdef class ResultSlot:
             status = _switch_to(self.device, &previous)
             if status == GPUVEC_SUCCESS:
                 status = gpuvec_cuda_stream_synchronize(<gpuvec_stream>stream)
-            if previous >= 0:
-                gpuvec_cuda_set_device(previous)
+            _switch_back(previous)
         check(status)
         if itemsize == 1:  # a truth value (any, all)
             return np.bool_((<unsigned char*>self.ptr)[0] != 0)
@@ -218,8 +224,7 @@ def read_scalar(uintptr_t address, int itemsize, uintptr_t stream, int device=-1
             status = gpuvec_cuda_read_scalar(<const void*>address, 4, <gpuvec_stream>stream, &f)
         else:
             status = gpuvec_cuda_read_scalar(<const void*>address, 8, <gpuvec_stream>stream, &d)
-        if previous >= 0:
-            gpuvec_cuda_set_device(previous)
+        _switch_back(previous)
     check(status)
     if itemsize == 1:
         return b != 0
