@@ -11,8 +11,8 @@
 # boundary decides.
 #
 # Uses: Operands and the describing helpers (_operands.pxi), ArrayFields
-# (_array_fields.pxi), DeviceBuffer, ResultSlot and the transfer counters
-# (_memory.pxi), check (_check.pxi).
+# (_array_fields.pxi), DeviceBuffer, ResultSlot, _order_frees_after and the
+# transfer counters (_memory.pxi), check (_check.pxi).
 
 cimport numpy as cnp
 from libc.stdint cimport int64_t, uintptr_t
@@ -321,18 +321,20 @@ cdef int _check_out_cast(object result, object out_dtype) except -1:
 
 cdef int _mark_stream_use(Operands ops, object result, uintptr_t handle) except -1:
     """Orders the work queued on a non-default stream before the frees of the
-    memory it reads and writes (DeviceBuffer.used_on)."""
+    memory it reads and writes (_order_frees_after)."""
     cdef int k
     if handle == 0:
         return 0
+    buffers = []
     for k in range(ops.count):
         if ops.kinds[k] == _DEVICE and isinstance(ops.objects[k], _DeviceArray):
             buffer = _buffer_of(ops.objects[k])
             if buffer is not None:
-                buffer.used_on(handle)
+                buffers.append(buffer)
     buffer = _buffer_of(result)
     if buffer is not None:
-        buffer.used_on(handle)
+        buffers.append(buffer)
+    _order_frees_after(handle, ops.device, buffers)
     return 0
 
 
@@ -737,16 +739,17 @@ def reduce(int op, x, y=None, axis=None, bint keepdims=False, dtype=None,
             if host_values:
                 result = np.empty(out_tuple, np.int64)
                 target = DeviceBuffer(out_size * 8, _stream_handle(stream), stream)
-                memset(&result_desc, 0, sizeof(gpuvec_array))
-                result_desc.data = (<DeviceBuffer>target).ptr
-                result_desc.dtype = GPUVEC_INT64
-                result_desc.memory = GPUVEC_MEMORY_DEVICE
-                result_desc.ndim = out_ndim
-                _c_element_strides(out_ndim, out_shape, &result_desc)
+                _describe_fresh(&result_desc, <uintptr_t>(<DeviceBuffer>target).ptr,
+                                GPUVEC_INT64, out_ndim, out_shape)
             else:
-                result = _new_device_array(out_tuple, _numpy_dtype(out_code), ops.device, stream,
-                                           False, result_slot=out_ndim == 0)
-                _describe_result(&result_desc, result, out_ndim, out_shape, out_code)
+                # Made in its final shape: with keepdims, the reduced axes are
+                # there with length 1, which a fresh C-ordered array lays out
+                # as without them (a reshape afterwards cost more than the call).
+                result = _new_device_array(_keep_shape(ops, axes) if keepdims else out_tuple,
+                                           _numpy_dtype(out_code), ops.device, stream, False,
+                                           result_slot=out_ndim == 0)
+                _describe_fresh(&result_desc, (<ArrayFields>result)._address, out_code,
+                                out_ndim, out_shape)
             if out_size:
                 with nogil:
                     status = gpuvec_reduce(op, &result_desc, &ops.arrays[0],
@@ -760,7 +763,9 @@ def reduce(int op, x, y=None, axis=None, bint keepdims=False, dtype=None,
                     _mark_stream_use(ops, result, <uintptr_t>launch.stream)
         finally:
             _restore_device(previous)
-        return _shape_reduction(result, ops, axes, keepdims, axis, out_code, True)
+        if host_values:
+            return _shape_reduction(result, ops, axes, keepdims, axis, out_code, True)
+        return result
     launch.backend = GPUVEC_BACKEND_HOST if ops.host_backed else <gpuvec_backend>_backend_code
     result = cnp.PyArray_EMPTY(out_ndim, <cnp.npy_intp*>out_shape, _npy_type(out_code), 0)
     if out_size:
@@ -773,8 +778,11 @@ def reduce(int op, x, y=None, axis=None, bint keepdims=False, dtype=None,
         if launch.backend == GPUVEC_BACKEND_CUDA:
             _count_staged_reduction(ops, out_size * n, code, out_size * _itemsize(out_code))
     if ops.host_backed:
-        result = _DeviceArray._from_host_array(result) if not host_values else result
-        return _shape_reduction(result, ops, axes, keepdims, axis, out_code, True)
+        if host_values:
+            return _shape_reduction(result, ops, axes, keepdims, axis, out_code, True)
+        # Reshaped while a NumPy array: DeviceArray.reshape checks much more.
+        return _DeviceArray._from_host_array(
+            result.reshape(_keep_shape(ops, axes)) if keepdims else result)
     return _shape_reduction(result, ops, axes, keepdims, axis, out_code, False)
 
 
@@ -793,9 +801,16 @@ cdef int _count_staged_reduction(Operands ops, Py_ssize_t size, gpuvec_dtype com
     return 0
 
 
-cdef int _c_element_strides(int ndim, const int64_t* shape, gpuvec_array* a) except -1:
+cdef int _describe_fresh(gpuvec_array* a, uintptr_t address, gpuvec_dtype dtype, int ndim,
+                         const int64_t* shape) except -1:
+    """The descriptor of fresh, C-ordered device memory of `shape`."""
     cdef int64_t step = 1
     cdef int d
+    memset(a, 0, sizeof(gpuvec_array))
+    a.data = <void*>address
+    a.dtype = dtype
+    a.memory = GPUVEC_MEMORY_DEVICE
+    a.ndim = ndim
     for d in range(ndim - 1, -1, -1):
         a.shape[d] = shape[d]
         a.strides[d] = step
@@ -803,13 +818,17 @@ cdef int _c_element_strides(int ndim, const int64_t* shape, gpuvec_array* a) exc
     return 0
 
 
+cdef tuple _keep_shape(Operands ops, tuple axes):
+    """The shape of a keepdims result: x's, with the reduced axes of length 1."""
+    in_shape = _shape_of(ops.objects[0]) if ops.kinds[0] != _SCALAR else ()
+    return tuple([1 if d in axes else in_shape[d] for d in range(len(in_shape))])
+
+
 cdef object _shape_reduction(object result, Operands ops, tuple axes, bint keepdims,
                              object axis, gpuvec_dtype dtype, bint device):
     """The reduction's result, of `dtype`, in the form NumPy gives it (see reduce)."""
     if keepdims:
-        in_shape = _shape_of(ops.objects[0]) if ops.kinds[0] != _SCALAR else ()
-        keep = tuple([1 if d in axes else in_shape[d] for d in range(len(in_shape))])
-        return result.reshape(keep)
+        return result.reshape(_keep_shape(ops, axes))
     if device and dtype != GPUVEC_INT64:
         return result
     if axis is None:

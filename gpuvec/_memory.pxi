@@ -4,7 +4,7 @@
 # gpuvec keeps as a cache: freed blocks are reused without a cudaMalloc.
 # A buffer is allocated on a stream and freed on the same stream, after all
 # work queued there so far. When another stream uses the buffer, that use is
-# ordered before the free with an event (see DeviceBuffer.used_on), so memory
+# ordered before the free with an event (see _order_frees_after), so memory
 # is never reused while a kernel on another stream may still read it.
 #
 # With several GPUs, a buffer lives on the device it was allocated on, which
@@ -105,17 +105,35 @@ cdef class DeviceBuffer:
         """The device address, as an int."""
         return <uintptr_t>self.ptr
 
-    def used_on(self, uintptr_t stream):
-        """Orders the work queued on `stream` so far before this buffer's free."""
-        cdef gpuvec_event event = NULL
-        if stream == self.stream:
-            return
-        check(gpuvec_cuda_event_create(&event))
-        try:
+
+# One event per device orders frees after reads on other streams, recorded
+# again by each call that needs it: a wait queued on an event waits for what
+# the event recorded when the wait was queued, so a later record leaves the
+# earlier waits as they were. Creating and destroying an event per buffer
+# made a call inside `with gpuvec.Stream():` twice as slow as one outside.
+cdef dict _ordering_events = {}
+
+
+cdef int _order_frees_after(uintptr_t stream, int device, list buffers) except -1:
+    """Orders the work queued on `stream` so far before the frees of
+    `buffers`, DeviceBuffers of `device` (the current device): one record
+    of the device's event, and a wait on it for each other stream they are
+    freed on."""
+    cdef DeviceBuffer buffer
+    cdef gpuvec_event event = NULL
+    cdef uintptr_t waiting = stream  # the last stream made to wait
+    for buffer in buffers:
+        if buffer.stream == stream or buffer.stream == waiting:
+            continue
+        if event == NULL:
+            event = <gpuvec_event><uintptr_t>_ordering_events.get(device, 0)
+            if event == NULL:
+                check(gpuvec_cuda_event_create(&event))
+                _ordering_events[device] = <uintptr_t>event
             check(gpuvec_cuda_event_record(event, <gpuvec_stream>stream))
-            check(gpuvec_cuda_stream_wait_event(<gpuvec_stream>self.stream, event))
-        finally:
-            gpuvec_cuda_event_destroy(event)  # released once the wait is done
+        check(gpuvec_cuda_stream_wait_event(<gpuvec_stream>buffer.stream, event))
+        waiting = buffer.stream
+    return 0
 
 
 def copy_to_device(uintptr_t dst, const unsigned char[::1] src, uintptr_t stream):

@@ -19,8 +19,8 @@
 #
 # Uses: _describe_result, _new_device_array, _resolve_stream, _stream_handle,
 # _make_current, _restore_device, _buffer_of, _copy (_calls.pxi);
-# _whole_elements, _is_python_number (_operands.pxi); copy_to_device
-# (_memory.pxi); check (_check.pxi).
+# _whole_elements, _is_python_number (_operands.pxi); copy_to_device,
+# _order_frees_after (_memory.pxi); check (_check.pxi).
 
 cdef object _MASK_BOOL = np.dtype(np.bool_)
 
@@ -101,15 +101,20 @@ cdef object _mask_for(object x, object mask, object stream):
 
 cdef int _mark_used(object stream, tuple arrays) except -1:
     """Orders the call's work on a non-default stream before the frees of the
-    memory it reads and writes (DeviceBuffer.used_on)."""
+    memory it reads and writes (_order_frees_after); the arrays' device is
+    the current one."""
     cdef uintptr_t handle = _stream_handle(stream)
+    cdef int device = -1
     if handle == 0:
         return 0
+    buffers = []
     for array in arrays:
         if _on_device(array):
+            device = (<ArrayFields>array)._device
             buffer = _buffer_of(array)
             if buffer is not None:
-                buffer.used_on(handle)
+                buffers.append(buffer)
+    _order_frees_after(handle, device, buffers)
     return 0
 
 
