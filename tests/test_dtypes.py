@@ -65,3 +65,37 @@ def test_other_real_dtypes_are_accepted(backend, dtype):
         gpuvec.add(a, a),
         np.add(a, a, dtype=np.float64 if np.dtype(dtype).kind in "biu" else np.float32),
     )
+
+
+# Device inputs that share a dtype other than the one the op computes in are
+# converted by the kernels as they load each element: every kernel shape
+# (contiguous packs, broadcast rows, one strided dimension, N-d) in both
+# directions, with scalars kept in the compute dtype.
+CONVERTED_LAYOUTS = {
+    "contiguous": (lambda a: a, (1025,)),
+    "rows": (lambda a: a, (9, 16)),
+    "step-2": (lambda a: a[::2], (2001,)),
+    "3d-mixed": (lambda a: a[::-1, 1::2, ::3], (5, 9, 13)),
+}
+
+
+@pytest.mark.parametrize(("stored", "compute"), [(f32, f64), (f64, f32)])
+@pytest.mark.parametrize("layout", CONVERTED_LAYOUTS)
+def test_dtype_converts_device_inputs_as_it_loads(backend, rng, stored, compute, layout):
+    view, shape = CONVERTED_LAYOUTS[layout]
+    a, b = random_array(rng, shape, stored), random_array(rng, shape, stored)
+    da, db = (view(gpuvec.to_device(x)) for x in (a, b))
+    a, b = view(a), view(b)
+    m = random_array(rng, (*a.shape[:-1], 1), stored)  # broadcast along the last axis
+    dm = gpuvec.to_device(m)
+    cases = [
+        (gpuvec.add(da, db, dtype=compute), np.add(a, b, dtype=compute)),
+        (gpuvec.subtract(da, dm, dtype=compute), np.subtract(a, m, dtype=compute)),
+        (gpuvec.multiply(da, 0.1, dtype=compute), np.multiply(a, 0.1, dtype=compute)),
+        (gpuvec.divide(0.1, da, dtype=compute), np.divide(0.1, a, dtype=compute)),
+        (gpuvec.sqrt(gpuvec.abs(da), dtype=compute), np.sqrt(np.abs(a), dtype=compute)),
+        (gpuvec.clip(da, -1.5, db, dtype=compute), np.clip(a, -1.5, b, dtype=compute)),
+    ]
+    for result, expected in cases:
+        assert result.dtype == compute
+        np.testing.assert_array_equal(result.to_host(), expected)

@@ -1,9 +1,11 @@
 // gpuvec_elementwise: every elementwise op, on every kind of memory.
 //
 // Once per call the boundary checks the descriptors, decides where the call
-// runs (arrays.hpp: Place), converts device or host inputs of another dtype
-// into temporaries, computes into a temporary when out overlaps an input
-// other than as its very view, simplifies the layout and calls the backend.
+// runs (arrays.hpp: Place), picks the dtype the inputs are read from (inputs
+// that share another float dtype are converted by the kernels as they load
+// them; the odd ones of mixed dtypes go into temporaries first), computes
+// into a temporary when out overlaps an input other than as its very view,
+// simplifies the layout and calls the backend.
 // Scalars are never materialized: they reach the kernels as values.
 #include <stdint.h>
 
@@ -39,8 +41,9 @@ struct Call {
 // Where's condition, the one input that is not of the compute dtype.
 bool is_condition(gpuvec_op op, int k) { return op == GPUVEC_WHERE && k == 0; }
 
-template <class T>
-Operand<T> operand(const gpuvec_array& a, int64_t offset) {
+// Input a, read as T from elements stored as S; a scalar's value in T.
+template <class T, class S = T>
+Operand<T, S> operand(const gpuvec_array& a, int64_t offset) {
   if (is_scalar(a)) {
     if constexpr (std::is_same_v<T, uint8_t> || std::is_same_v<T, bool>) {
       return {nullptr, static_cast<T>(a.scalar != 0)};  // any nonzero value is true, NaN too
@@ -48,12 +51,13 @@ Operand<T> operand(const gpuvec_array& a, int64_t offset) {
       return {nullptr, static_cast<T>(a.scalar)};
     }
   }
-  return {static_cast<const T*>(a.data) + offset, T{}};
+  return {static_cast<const S*>(a.data) + offset, T{}};
 }
 
 // On the host or the device: one simplified layout over out and the inputs,
-// a scalar given out's strides so that it never keeps dimensions apart.
-template <class T, int Arity>
+// a scalar given out's strides so that it never keeps dimensions apart. The
+// array inputs (where's condition aside) are stored as S.
+template <class T, int Arity, class S>
 void run_in_memory(const Call& c, Place place) {
   const int64_t* strides[Arity + 1];
   strides[0] = c.out.strides;
@@ -61,12 +65,12 @@ void run_in_memory(const Call& c, Place place) {
     strides[k + 1] = is_scalar(c.in[k]) ? c.out.strides : c.in[k].strides;
   }
   const Layout<Arity + 1> L = simplify_layout<Arity + 1>(c.out.ndim, c.out.shape, strides);
-  Inputs<T, Arity> in{};
+  Inputs<T, Arity, S> in{};
   for (int k = 0; k < Arity; ++k) {
     if (is_condition(c.op, k)) {
       in.cond = operand<uint8_t>(c.in[k], L.offset[k + 1]);
     } else {
-      in.in[k] = operand<T>(c.in[k], L.offset[k + 1]);
+      in.in[k] = operand<T, S>(c.in[k], L.offset[k + 1]);
     }
   }
   void* out =
@@ -78,11 +82,30 @@ void run_in_memory(const Call& c, Place place) {
   }
 }
 
-// Calls body(T{}) with T the type of a compute dtype: float, double or bool.
+// Calls body(T{}, S{}) with T the type of a compute dtype (float, double or
+// bool) and S that of the dtype its inputs are stored in: T's own, or the
+// other float type (GPUVEC_INPUT_TYPES).
 template <class Body>
-void with_compute(gpuvec_dtype compute, Body&& body) {
-  if (compute == GPUVEC_BOOL) return body(bool{});
-  with_float(compute, body);
+void with_types(gpuvec_dtype compute, gpuvec_dtype stored, Body&& body) {
+  if (compute == GPUVEC_BOOL) return body(bool{}, bool{});
+  with_float(compute, [&](auto t) { with_float(stored, [&](auto s) { body(t, s); }); });
+}
+
+// The dtype the call's array inputs are read from: their own where they
+// share a float dtype, so that the kernels convert each element as they load
+// it (`gv.add(a32, b32, dtype=np.float64)` is one pass, not three), else the
+// compute dtype, into which the boundary converts the others first. The
+// staging pipeline converts as it gathers, so staged inputs keep their own.
+gpuvec_dtype stored_dtype(const Call& c) {
+  gpuvec_dtype stored = c.compute;
+  bool first = true;
+  for (int k = 0; k < c.n; ++k) {
+    if (is_scalar(c.in[k]) || is_condition(c.op, k)) continue;
+    if (first) stored = c.in[k].dtype;
+    if (c.in[k].dtype != stored) return c.compute;
+    first = false;
+  }
+  return is_float(stored) && is_float(c.compute) ? stored : c.compute;
 }
 
 HostView host_view(const gpuvec_array& a, const Layout<1 + GPUVEC_MAX_INPUTS>& joint, int k) {
@@ -110,12 +133,14 @@ void run_staged(const Call& c) {
 void run(Call c, Place place) {
   const gpuvec_memory memory = place == Place::kDevice ? GPUVEC_MEMORY_DEVICE : GPUVEC_MEMORY_HOST;
   Scratch scratch(c.stream);
-  // Inputs of another dtype, converted first (the staging pipeline converts
-  // as it gathers, and only the converted copy crosses the bus).
+  // Inputs of neither the compute dtype nor the one the others are stored
+  // in, converted first (the staging pipeline converts as it gathers, and
+  // only the converted copy crosses the bus).
+  const gpuvec_dtype stored = stored_dtype(c);
   if (place != Place::kStaged) {
     for (int k = 0; k < c.n; ++k) {
       const gpuvec_array& a = c.in[k];
-      if (!is_scalar(a) && !is_condition(c.op, k) && a.dtype != c.compute) {
+      if (!is_scalar(a) && !is_condition(c.op, k) && a.dtype != stored) {
         c.in[k] = converted(a, c.compute, scratch, c.stream);
       }
     }
@@ -132,15 +157,16 @@ void run(Call c, Place place) {
   if (place == Place::kStaged) {
     run_staged(c);
   } else {
-    with_compute(c.compute, [&](auto zero) {
-      using T = decltype(zero);
+    with_types(c.compute, stored, [&](auto t, auto s) {
+      using T = decltype(t);
+      using S = decltype(s);
       switch (c.n) {
         case 1:
-          return run_in_memory<T, 1>(c, place);
+          return run_in_memory<T, 1, S>(c, place);
         case 2:
-          return run_in_memory<T, 2>(c, place);
+          return run_in_memory<T, 2, S>(c, place);
         case 3:
-          return run_in_memory<T, 3>(c, place);
+          return run_in_memory<T, 3, S>(c, place);
       }
       throw Error(GPUVEC_ERROR_INTERNAL, "an elementwise op has 1 to 3 inputs");
     });

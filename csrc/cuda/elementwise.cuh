@@ -15,9 +15,10 @@
 
 namespace gpuvec::cuda {
 
-template <class T, int Arity>
-void elementwise(gpuvec_op op, const Layout<Arity + 1>& L, void* out, const Inputs<T, Arity>& in,
-                 const double* params, int threads_per_block, gpuvec_stream stream) {
+template <class T, int Arity, class S>
+void elementwise(gpuvec_op op, const Layout<Arity + 1>& L, void* out,
+                 const Inputs<T, Arity, S>& in, const double* params, int threads_per_block,
+                 gpuvec_stream stream) {
   visit_op<T>(op, params, [&](auto f, auto arity, auto* result) {
     using F = decltype(f);
     using Out = std::remove_pointer_t<decltype(result)>;
@@ -32,11 +33,5 @@ void elementwise(gpuvec_op op, const Layout<Arity + 1>& L, void* out, const Inpu
 }
 
 }  // namespace gpuvec::cuda
-
-// Used inside namespace gpuvec::cuda.
-#define GPUVEC_INSTANTIATE_ELEMENTWISE(T, Arity)                                   \
-  template void elementwise<T, Arity>(gpuvec_op, const Layout<Arity + 1>&, void*,  \
-                                      const Inputs<T, Arity>&, const double*, int, \
-                                      gpuvec_stream);
 
 #endif  // GPUVEC_CUDA_ELEMENTWISE_CUH

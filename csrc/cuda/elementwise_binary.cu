@@ -2,7 +2,7 @@
 #include "elementwise.cuh"
 
 namespace gpuvec::cuda {
-GPUVEC_INSTANTIATE_ELEMENTWISE(float, 2)
-GPUVEC_INSTANTIATE_ELEMENTWISE(double, 2)
-GPUVEC_INSTANTIATE_ELEMENTWISE(bool, 2)  // the truth-value ops on bool arrays
+#define GPUVEC_ARITY_2(T, S) GPUVEC_INSTANTIATE_ELEMENTWISE(T, S, 2)
+GPUVEC_INPUT_TYPES(GPUVEC_ARITY_2)  // bool: the truth-value ops on bool arrays
+#undef GPUVEC_ARITY_2
 }  // namespace gpuvec::cuda

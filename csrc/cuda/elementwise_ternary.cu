@@ -2,7 +2,7 @@
 #include "elementwise.cuh"
 
 namespace gpuvec::cuda {
-GPUVEC_INSTANTIATE_ELEMENTWISE(float, 3)
-GPUVEC_INSTANTIATE_ELEMENTWISE(double, 3)
-GPUVEC_INSTANTIATE_ELEMENTWISE(bool, 3)  // the truth-value ops on bool arrays
+#define GPUVEC_ARITY_3(T, S) GPUVEC_INSTANTIATE_ELEMENTWISE(T, S, 3)
+GPUVEC_INPUT_TYPES(GPUVEC_ARITY_3)  // bool: the truth-value ops on bool arrays
+#undef GPUVEC_ARITY_3
 }  // namespace gpuvec::cuda

@@ -3,7 +3,7 @@
 #include "elementwise.cuh"
 
 namespace gpuvec::cuda {
-GPUVEC_INSTANTIATE_ELEMENTWISE(float, 1)
-GPUVEC_INSTANTIATE_ELEMENTWISE(double, 1)
-GPUVEC_INSTANTIATE_ELEMENTWISE(bool, 1)  // the truth-value ops on bool arrays
+#define GPUVEC_ARITY_1(T, S) GPUVEC_INSTANTIATE_ELEMENTWISE(T, S, 1)
+GPUVEC_INPUT_TYPES(GPUVEC_ARITY_1)  // bool: the truth-value ops on bool arrays
+#undef GPUVEC_ARITY_1
 }  // namespace gpuvec::cuda

@@ -10,9 +10,9 @@
 
 namespace gpuvec::host {
 
-template <class T, int Arity>
-void elementwise(gpuvec_op op, const Layout<Arity + 1>& L, void* out, const Inputs<T, Arity>& in,
-                 const double* params, int, gpuvec_stream) {
+template <class T, int Arity, class S>
+void elementwise(gpuvec_op op, const Layout<Arity + 1>& L, void* out,
+                 const Inputs<T, Arity, S>& in, const double* params, int, gpuvec_stream) {
   visit_op<T>(op, params, [&](auto f, auto arity, auto* result) {
     using F = decltype(f);
     using Out = std::remove_pointer_t<decltype(result)>;
@@ -25,19 +25,6 @@ void elementwise(gpuvec_op op, const Layout<Arity + 1>& L, void* out, const Inpu
   });
 }
 
-#define GPUVEC_INSTANTIATE(T, Arity)                                               \
-  template void elementwise<T, Arity>(gpuvec_op, const Layout<Arity + 1>&, void*,  \
-                                      const Inputs<T, Arity>&, const double*, int, \
-                                      gpuvec_stream);
-GPUVEC_INSTANTIATE(float, 1)
-GPUVEC_INSTANTIATE(float, 2)
-GPUVEC_INSTANTIATE(float, 3)
-GPUVEC_INSTANTIATE(double, 1)
-GPUVEC_INSTANTIATE(double, 2)
-GPUVEC_INSTANTIATE(double, 3)
-GPUVEC_INSTANTIATE(bool, 1)  // the truth-value ops on bool arrays
-GPUVEC_INSTANTIATE(bool, 2)
-GPUVEC_INSTANTIATE(bool, 3)
-#undef GPUVEC_INSTANTIATE
+GPUVEC_INPUT_TYPES(GPUVEC_INSTANTIATE_ELEMENTWISE_ALL)
 
 }  // namespace gpuvec::host

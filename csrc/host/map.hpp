@@ -39,8 +39,8 @@ void parallel_ranges(int64_t n, Body&& body) {
 
 // out = f(in...) over the layout; operand 0 is out, operand k + 1 is in[k].
 // The inputs may differ in type (a bool mask beside float data, say).
-template <int N, class T, class F, class... In, size_t... K>
-void map(const Layout<N>& L, F f, T* out, std::index_sequence<K...>, const Operand<In>... in) {
+template <int N, class T, class F, class... In, class... S, size_t... K>
+void map(const Layout<N>& L, F f, T* out, std::index_sequence<K...>, const Operand<In, S>... in) {
   if (L.contiguous()) {
     // One loop for arrays and scalars alike: each scalar's test is loop
     // invariant, so the compiler unswitches it and vectorizes every version.
@@ -56,8 +56,8 @@ void map(const Layout<N>& L, F f, T* out, std::index_sequence<K...>, const Opera
   });
 }
 
-template <int N, class T, class F, class... In>
-void map(const Layout<N>& L, F f, T* out, const Operand<In>... in) {
+template <int N, class T, class F, class... In, class... S>
+void map(const Layout<N>& L, F f, T* out, const Operand<In, S>... in) {
   map(L, f, out, std::index_sequence_for<In...>{}, in...);
 }
 

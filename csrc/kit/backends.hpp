@@ -21,24 +21,46 @@ namespace gpuvec {
 // each row of x (operand 1); `row` walks the elements of one row of x, in the
 // order the reduction visits them. The host backend ignores the block size
 // and the stream.
-#define GPUVEC_BACKEND_FUNCTIONS                                                              \
-  /* out is a T, or a bool for the ops whose result is a truth value */                       \
-  template <class T, int Arity>                                                               \
-  void elementwise(gpuvec_op op, const Layout<Arity + 1>& layout, void* out,                  \
-                   const Inputs<T, Arity>& in, const double* params, int threads_per_block,   \
-                   gpuvec_stream stream);                                                     \
-  /* out = To(x), element by element: conversions, strided copies and fills */                \
-  template <class To, class From>                                                             \
-  void cast(const Layout<2>& layout, To* out, Operand<From> x, gpuvec_stream stream);         \
-  template <class T>                                                                          \
-  void sum(const Layout<1>& layout, const T* x, T* result, int threads_per_block,             \
-           gpuvec_stream stream);                                                             \
-  template <class T>                                                                          \
-  void dot(const Layout<2>& layout, const T* x, const T* y, T* result, int threads_per_block, \
-           gpuvec_stream stream);                                                             \
-  template <class T>                                                                          \
-  void reduce(gpuvec_reduce_op op, const Layout<2>& rows, const Layout<1>& row, const T* x,   \
+#define GPUVEC_BACKEND_FUNCTIONS                                                               \
+  /* out is a T, or a bool for the ops whose result is a truth value; the */                   \
+  /* inputs are stored as S (GPUVEC_INPUT_TYPES) and computed on in T */                       \
+  template <class T, int Arity, class S>                                                       \
+  void elementwise(gpuvec_op op, const Layout<Arity + 1>& layout, void* out,                   \
+                   const Inputs<T, Arity, S>& in, const double* params, int threads_per_block, \
+                   gpuvec_stream stream);                                                      \
+  /* out = To(x), element by element: conversions, strided copies and fills */                 \
+  template <class To, class From>                                                              \
+  void cast(const Layout<2>& layout, To* out, Operand<From> x, gpuvec_stream stream);          \
+  template <class T>                                                                           \
+  void sum(const Layout<1>& layout, const T* x, T* result, int threads_per_block,              \
+           gpuvec_stream stream);                                                              \
+  template <class T>                                                                           \
+  void dot(const Layout<2>& layout, const T* x, const T* y, T* result, int threads_per_block,  \
+           gpuvec_stream stream);                                                              \
+  template <class T>                                                                           \
+  void reduce(gpuvec_reduce_op op, const Layout<2>& rows, const Layout<1>& row, const T* x,    \
               void* out, double ddof, int threads_per_block, gpuvec_stream stream);
+
+// The (compute, stored) pairs of the elementwise ops' inputs: each compute
+// dtype on inputs of its own, and each float dtype on inputs of the other,
+// which the kernels convert as they load them (`dtype=` on float32 data).
+#define GPUVEC_INPUT_TYPES(X) \
+  X(float, float)             \
+  X(float, double)            \
+  X(double, double)           \
+  X(double, float)            \
+  X(bool, bool)
+
+// Instantiates elementwise<T, Arity, S> in the backend namespace it is used in.
+#define GPUVEC_INSTANTIATE_ELEMENTWISE(T, S, Arity)                                      \
+  template void elementwise<T, Arity, S>(gpuvec_op, const Layout<Arity + 1>&, void*,     \
+                                         const Inputs<T, Arity, S>&, const double*, int, \
+                                         gpuvec_stream);
+// ... for every arity.
+#define GPUVEC_INSTANTIATE_ELEMENTWISE_ALL(T, S) \
+  GPUVEC_INSTANTIATE_ELEMENTWISE(T, S, 1)        \
+  GPUVEC_INSTANTIATE_ELEMENTWISE(T, S, 2)        \
+  GPUVEC_INSTANTIATE_ELEMENTWISE(T, S, 3)
 
 // The (To, From) pairs that cast is compiled for: conversions between the
 // float types and bool (a bool is 0 or 1; a float is true when nonzero, NaN

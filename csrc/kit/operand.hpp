@@ -23,37 +23,68 @@ struct alignas(sizeof(T) * V) Pack {
 // host compiler can hoist it out of (unswitch) a contiguous loop. A scalar
 // thus runs the kernels' contiguous path like an array, without a buffer
 // being filled with copies of it first.
-template <class T>
+//
+// The elements are stored as S and read as T: an input of another float
+// dtype than the one the op computes in (`gv.add(a32, b32, dtype=float64)`)
+// is converted as each element is loaded, in the same pass, rather than into
+// a temporary first. A scalar's value is kept in T, so it is never rounded to
+// the storage type.
+template <class T, class S = T>
 struct Operand {
-  const T* p;  // element (0, ..., 0), or null: every element is `value`
+  const S* p;  // element (0, ..., 0), or null: every element is `value`
   T value;
 
-  GPUVEC_HD T at(int64_t offset) const { return p ? p[offset] : value; }
+  GPUVEC_HD T at(int64_t offset) const { return p ? static_cast<T>(p[offset]) : value; }
 
   // Pack i of a contiguous array whose p is aligned to a pack, or `value` in
   // every lane.
   template <int V>
   GPUVEC_HD Pack<T, V> pack(int64_t i) const {
-    if (p) return reinterpret_cast<const Pack<T, V>*>(p)[i];
+    if (p) return converted(reinterpret_cast<const Pack<S, V>*>(p)[i]);
+    return repeated<V>(value);
+  }
+
+  // The V elements from `offset` on, stepping by `step`: 1 (a run of
+  // consecutive elements, aligned to a pack) or 0 (one element repeated, as
+  // along a broadcast dimension).
+  template <int V>
+  GPUVEC_HD Pack<T, V> pack_at(int64_t offset, int64_t step) const {
+    if (p && step != 0) return converted(*reinterpret_cast<const Pack<S, V>*>(p + offset));
+    return repeated<V>(at(offset));
+  }
+
+ private:
+  template <int V>
+  GPUVEC_HD static Pack<T, V> converted(const Pack<S, V> stored) {
+    if constexpr (std::is_same_v<S, T>) {
+      return stored;
+    } else {
+      Pack<T, V> r;
+      for (int j = 0; j < V; ++j) r.v[j] = static_cast<T>(stored.v[j]);
+      return r;
+    }
+  }
+  template <int V>
+  GPUVEC_HD static Pack<T, V> repeated(T v) {
     Pack<T, V> r;
-    for (int j = 0; j < V; ++j) r.v[j] = value;
+    for (int j = 0; j < V; ++j) r.v[j] = v;
     return r;
   }
 };
 
-// The inputs of an elementwise op that computes in T. Every input is a T,
-// except where's condition (its input 0), which is bytes: `cond`, with in[0]
-// unused.
-template <class T, int Arity>
+// The inputs of an elementwise op that computes in T, stored as S (see
+// Operand). Every input is one of these, except where's condition (its input
+// 0), which is bytes: `cond`, with in[0] unused.
+template <class T, int Arity, class S = T>
 struct Inputs {
-  Operand<T> in[Arity];
+  Operand<T, S> in[Arity];
   Operand<uint8_t> cond;
 };
 
 // Calls body(operands...) with the inputs in the order and types functor F
 // takes them.
-template <class F, class T, int Arity, class Body>
-void with_operands(const Inputs<T, Arity>& in, Body&& body) {
+template <class F, class T, int Arity, class S, class Body>
+void with_operands(const Inputs<T, Arity, S>& in, Body&& body) {
   if constexpr (std::is_same_v<F, ops::Where>) {
     static_assert(Arity == 3, "where takes a condition and two values");
     body(in.cond, in.in[1], in.in[2]);

@@ -18,8 +18,8 @@ namespace {
 
 }  // namespace
 
-template <class T, int Arity>
-void elementwise(gpuvec_op, const Layout<Arity + 1>&, void*, const Inputs<T, Arity>&,
+template <class T, int Arity, class S>
+void elementwise(gpuvec_op, const Layout<Arity + 1>&, void*, const Inputs<T, Arity, S>&,
                  const double*, int, gpuvec_stream) {
   not_built();
 }
@@ -41,17 +41,7 @@ void reduce(gpuvec_reduce_op, const Layout<2>&, const Layout<1>&, const T*, void
   not_built();
 }
 
-#define GPUVEC_INSTANTIATE_ELEMENTWISE(T)                                                  \
-  template void elementwise<T, 1>(gpuvec_op, const Layout<2>&, void*, const Inputs<T, 1>&, \
-                                  const double*, int, gpuvec_stream);                      \
-  template void elementwise<T, 2>(gpuvec_op, const Layout<3>&, void*, const Inputs<T, 2>&, \
-                                  const double*, int, gpuvec_stream);                      \
-  template void elementwise<T, 3>(gpuvec_op, const Layout<4>&, void*, const Inputs<T, 3>&, \
-                                  const double*, int, gpuvec_stream);
-GPUVEC_INSTANTIATE_ELEMENTWISE(float)
-GPUVEC_INSTANTIATE_ELEMENTWISE(double)
-GPUVEC_INSTANTIATE_ELEMENTWISE(bool)
-#undef GPUVEC_INSTANTIATE_ELEMENTWISE
+GPUVEC_INPUT_TYPES(GPUVEC_INSTANTIATE_ELEMENTWISE_ALL)
 
 #define GPUVEC_INSTANTIATE(T)                                                                    \
   template void sum<T>(const Layout<1>&, const T*, T*, int, gpuvec_stream);                      \
