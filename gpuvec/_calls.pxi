@@ -619,15 +619,24 @@ cdef int _upload_condition(Operands ops) except -1:
         a.data = cnp.PyArray_DATA(mask) if mask.size else NULL
         ops.kinds[0] = _DEVICE
         return 0
-    buffer = DeviceBuffer(mask.size, 0, None, ops.device)  # where the data is
-    if mask.size:
-        copy_to_device(buffer.address, mask.reshape(-1).view(np.uint8), 0)
-    ops.objects[0] = buffer
+    uploaded = _upload_bools(mask, ops.device, None)  # where the data is
+    ops.objects[0] = uploaded
     _fill_strides(a, mask.ndim, cnp.PyArray_DIMS(mask), cnp.PyArray_STRIDES(mask), 1)
-    a.data = (<DeviceBuffer>buffer).ptr
+    a.data = <void*>(<ArrayFields>uploaded)._address
     a.memory = GPUVEC_MEMORY_DEVICE
     ops.kinds[0] = _DEVICE
     return 0
+
+
+cdef object _upload_bools(cnp.ndarray host, int device, object stream):
+    """A new bool DeviceArray on `device` holding a C-ordered host bool array:
+    where's condition or a mask for device data. Its bytes are copied once,
+    and a 0-d array stays 0-d."""
+    uploaded = _new_device_array((<object>host).shape, _BOOL, device, stream, False)
+    if host.size:
+        copy_to_device((<ArrayFields>uploaded)._address, host.reshape(-1).view(np.uint8),
+                       _stream_handle(stream))
+    return uploaded
 
 
 # -- reductions ----------------------------------------------------------------------------------

@@ -18,8 +18,8 @@
 # DeviceArray's (device_array.py), which calls these.
 #
 # Uses: _describe_result, _new_device_array, _resolve_stream, _stream_handle,
-# _make_current, _restore_device, _buffer_of, _copy (_calls.pxi);
-# _whole_elements, _is_python_number (_operands.pxi); copy_to_device,
+# _make_current, _restore_device, _buffer_of, _copy, _upload_bools (_calls.pxi);
+# _whole_elements, _is_python_number (_operands.pxi);
 # _order_frees_after (_memory.pxi); check (_check.pxi).
 
 cdef object _MASK_BOOL = np.dtype(np.bool_)
@@ -87,12 +87,8 @@ cdef object _mask_for(object x, object mask, object stream):
             if len(devices) > 1:
                 raise ValueError(f"the arrays are on different devices: {sorted(devices)}")
             return mask
-        host = np.asarray(_host_array(mask), order="C")  # keeps a 0-d mask 0-d
-        uploaded = _new_device_array(host.shape, _MASK_BOOL, (<ArrayFields>x)._device, stream,
-                                     False)
-        copy_to_device((<ArrayFields>uploaded)._address, host.reshape(-1).view(np.uint8),
-                       _stream_handle(stream))
-        return uploaded
+        return _upload_bools(np.asarray(_host_array(mask), order="C"), (<ArrayFields>x)._device,
+                             stream)
     if _on_device(mask):
         raise TypeError("mask is on the device, but x is in host memory: index with a host "
                         "mask (mask.to_host()), or move x to the device first")
