@@ -244,12 +244,14 @@ cdef int _check_out(object out, Operands ops, int ndim, const int64_t* shape,
     Whether that cast is allowed was checked before the shapes were
     broadcast, as NumPy checks it (_check_out_dtype)."""
     cdef ArrayFields f
-    expected = _shape_tuple(ndim, shape)
+    cdef cnp.ndarray array
+    cdef int d
     if isinstance(out, _DeviceArray):
         f = <ArrayFields>out
         if not ops.device_mode:
             raise TypeError("out is a DeviceArray, but the inputs are in host memory: copy "
                             "them with gpuvec.to_device first, or pass a NumPy out")
+        expected = _shape_tuple(ndim, shape)
         if f._shape != expected:
             raise ValueError(f"out has shape {f._shape}, but the result has shape {expected}")
         if f._readonly:
@@ -265,13 +267,19 @@ cdef int _check_out(object out, Operands ops, int ndim, const int64_t* shape,
                         f"got {type(out).__name__}")
     if not isinstance(out, np.ndarray):
         raise TypeError(f"out must be a numpy.ndarray, got {type(out).__name__}")
-    if out.shape != expected:
-        raise ValueError(f"out has shape {out.shape}, but the result has shape {expected}")
-    if out.dtype != result:
+    # Read through NumPy's C API: a tiny call's out costs no Python attribute.
+    array = <cnp.ndarray>out
+    same_shape = cnp.PyArray_NDIM(array) == ndim
+    for d in range(ndim if same_shape else 0):
+        same_shape = same_shape and cnp.PyArray_DIMS(array)[d] == shape[d]
+    if not same_shape:
+        raise ValueError(f"out has shape {out.shape}, but the result has shape "
+                         f"{_shape_tuple(ndim, shape)}")
+    if <object>cnp.PyArray_DESCR(array) is not result and out.dtype != result:
         return 1  # NumPy copies the result into it
-    if not out.flags.writeable:
+    if not cnp.PyArray_ISWRITEABLE(array):
         raise ValueError("out is read-only")
-    if not _whole_elements(<cnp.ndarray>out):
+    if not _whole_elements(array):
         raise ValueError("out has byte strides that are not whole elements")
     return 0
 
@@ -282,21 +290,38 @@ cdef int _broadcast_to_out(Operands ops, object out, int ndim, int64_t* shape) e
     every row); the operands' descriptors are rewritten to it. An out the
     result does not broadcast to leaves both as they are, for _check_out's
     ValueError."""
-    cdef int d, k, off
-    if not isinstance(out, (np.ndarray, _DeviceArray)):
+    cdef int d, k, off, out_ndim
+    cdef int64_t out_shape[GPUVEC_MAX_NDIM]
+    if type(out) is np.ndarray:  # read through NumPy's C API, as in _check_out
+        out_ndim = cnp.PyArray_NDIM(<cnp.ndarray>out)
+        if out_ndim > GPUVEC_MAX_NDIM:
+            return ndim
+        for d in range(out_ndim):
+            out_shape[d] = cnp.PyArray_DIMS(<cnp.ndarray>out)[d]
+    elif isinstance(out, (np.ndarray, _DeviceArray)):
+        extents = tuple(out.shape)
+        out_ndim = len(extents)
+        if out_ndim > GPUVEC_MAX_NDIM:
+            return ndim
+        for d in range(out_ndim):
+            out_shape[d] = extents[d]
+    else:
         return ndim
-    out_shape = tuple(out.shape)
-    off = len(out_shape) - ndim
-    if off < 0 or len(out_shape) > GPUVEC_MAX_NDIM:
+    off = out_ndim - ndim
+    if off < 0:
         return ndim
+    cdef bint same = off == 0
     for d in range(ndim):
         if shape[d] != 1 and shape[d] != out_shape[off + d]:
             return ndim
-    for d in range(len(out_shape)):
+        same = same and shape[d] == out_shape[d]
+    if same:  # the result's own shape: nothing to broadcast
+        return ndim
+    for d in range(out_ndim):
         shape[d] = out_shape[d]
     for k in range(ops.count):
-        _broadcast_to(&ops.arrays[k], len(out_shape), shape)
-    return len(out_shape)
+        _broadcast_to(&ops.arrays[k], out_ndim, shape)
+    return out_ndim
 
 
 cdef int _check_out_dtype(object out, object result) except -1:

@@ -196,7 +196,6 @@ cdef int _add(Operands ops, object value, str name) except -1:
     it is for now: _convert_host_inputs converts it once the dtype is known."""
     cdef int k = ops.count
     cdef gpuvec_array* a = &ops.arrays[k]
-    cdef cnp.ndarray array
     memset(a, 0, sizeof(gpuvec_array))
     ops.names.append(name)
     ops.weak[k] = False
@@ -204,6 +203,8 @@ cdef int _add(Operands ops, object value, str name) except -1:
     if type(value) is _DeviceArray:
         ops.objects.append(value)
         return _describe_device_array(ops, k, <ArrayFields>value)
+    if type(value) is np.ndarray:  # the commonest host operand, read through NumPy's C API
+        return _add_host_array(ops, k, <cnp.ndarray>value, name)
     if _is_python_number(value):
         ops.objects.append(value)
         ops.weak[k] = True
@@ -231,21 +232,30 @@ cdef int _add(Operands ops, object value, str name) except -1:
             ops.objects.append(value)
             return _describe_device_array(ops, k, <ArrayFields>value)
         value = _dtypes.as_real_array(value, name)
-    elif type(value) is not np.ndarray and not isinstance(value, np.matrix):
+    elif not isinstance(value, np.matrix):
         value = _dtypes.as_real_array(value, name)
-    array = <cnp.ndarray>value
-    if array.dtype.kind not in "biuf":
+    return _add_host_array(ops, k, <cnp.ndarray>value, name)
+
+
+cdef int _add_host_array(Operands ops, int k, cnp.ndarray array, str name) except -1:
+    """Operand k is a NumPy array (of type ndarray or matrix). Float32,
+    float64 and bool data is read where it is; ints and float16 are kept for
+    NumPy to convert once the compute dtype is known."""
+    if not (cnp.PyArray_ISBOOL(array) or cnp.PyArray_ISINTEGER(array)
+            or cnp.PyArray_ISFLOAT(array)):
         _dtypes.as_real_array(array, name)  # the TypeError naming the argument
-    cdef bint direct = cnp.PyArray_TYPE(array) in (cnp.NPY_FLOAT32, cnp.NPY_FLOAT64,
-                                                   cnp.NPY_BOOL)
+    cdef int npy_type = cnp.PyArray_TYPE(array)
+    cdef bint direct = (npy_type == cnp.NPY_FLOAT32 or npy_type == cnp.NPY_FLOAT64
+                        or npy_type == cnp.NPY_BOOL)
     if direct and not _whole_elements(array):
         array = np.array(array, order="C")  # rare: a view with byte strides between elements
     ops.objects.append(array)
     if direct:  # read as it is: the C++ side converts a bool as it reads it
         return _describe_host_array(ops, k, array)
+    # Ints and float16, converted by NumPy once the dtype is known.
     ops.kinds[k] = _HOST
-    a.memory = GPUVEC_MEMORY_HOST
-    a.dtype = GPUVEC_INT64  # ints and float16, converted by NumPy once the dtype is known
+    ops.arrays[k].memory = GPUVEC_MEMORY_HOST
+    ops.arrays[k].dtype = GPUVEC_INT64
     return 0
 
 
