@@ -109,6 +109,7 @@ cdef extern from "gpuvec/gpuvec.h" nogil:
         int params
         const char* summary
         int result
+        int reads_truth
 
     const gpuvec_op_info* gpuvec_elementwise_ops(int* count)
     const gpuvec_op_info* gpuvec_reduce_ops(int* count)

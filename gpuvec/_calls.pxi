@@ -64,13 +64,14 @@ cdef list _rows(const gpuvec_op_info* rows, int count):
 
 
 cdef int _fill_truth_results() except -1:
-    """_truth_result from the elementwise rows' result column."""
+    """_truth_result and _reads_truth from the elementwise rows' result column."""
     cdef int count = 0, i
     cdef const gpuvec_op_info* rows = gpuvec_elementwise_ops(&count)
     for i in range(count):
         if not 0 <= rows[i].code < _MAX_OPS:
             raise RuntimeError("the op table outgrew _MAX_OPS")
         _truth_result[rows[i].code] = rows[i].result == GPUVEC_BOOL
+        _reads_truth[rows[i].code] = rows[i].reads_truth
     return 0
 
 
@@ -471,7 +472,7 @@ def elementwise(int op, tuple args, tuple names, out=None, dtype=None, threads_p
     if extra_dtypes:
         compute = _dtypes.result_dtype(*ops.objects[first:], *extra_dtypes, dtype=dtype)
     elif truth or op == _WHERE:
-        compute = _truth_compute_dtype(ops, dtype, first, op in _READS_TRUTH)
+        compute = _truth_compute_dtype(ops, dtype, first, truth and _reads_truth[op])
     else:
         compute = _compute_dtype(ops, dtype, first)
     result_dtype = _BOOL if truth else compute
@@ -597,13 +598,14 @@ cdef inline int _npy_type(gpuvec_dtype dtype) noexcept:
 
 
 cdef int _WHERE = -1  # where's op code, read from the table at import
-# NumPy's logical ufuncs read each operand as a truth value, in its own
-# precision (logical_and(x32, 1e-300) is x32 != 0), so they compute in bool.
-cdef frozenset _READS_TRUTH = frozenset()
-# Whether op code k's result is a bool (a truth-value op), looked up per call.
+# Whether op code k's result is a bool (a truth-value op), and whether it
+# reads each operand as a truth value in its own precision (NumPy's logical
+# ufuncs: logical_and(x32, 1e-300) is x32 != 0, so they compute in bool):
+# the table's result column, looked up per call.
 cdef enum:
     _MAX_OPS = 128
 cdef bint _truth_result[_MAX_OPS]
+cdef bint _reads_truth[_MAX_OPS]
 
 
 cdef int _add_condition(Operands ops, object cond, str name) except -1:
@@ -974,8 +976,6 @@ def to_host(array):
 # The codes of the ops this file treats apart: where's condition is a bool
 # array; the truth-value ops return bool arrays.
 _WHERE = [row[0] for row in elementwise_ops() if row[1] == "where"][0]
-_READS_TRUTH = frozenset(row[0] for row in elementwise_ops()
-                         if row[1] in ("logical_and", "logical_or", "logical_xor", "logical_not"))
 _fill_truth_results()
 # The reductions that NumPy computes as ufunc.reduce, with its axis rules.
 _UFUNC_REDUCTIONS = frozenset(

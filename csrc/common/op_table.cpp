@@ -9,14 +9,26 @@
 
 namespace {
 
+// gpuvec_op_info.reads_truth of each value of the result column.
+#define GPUVEC_READS_TRUTH_SAME 0
+#define GPUVEC_READS_TRUTH_BOOL 0
+#define GPUVEC_READS_TRUTH_INT64 0
+#define GPUVEC_READS_TRUTH_TRUTH 1
+
 #define GPUVEC_INFO_ROW(NAME, name, arity, params, result, Functor, summary) \
-  {GPUVEC_##NAME, #name, arity, params, summary, GPUVEC_RESULT_##result},
+  {GPUVEC_##NAME,                                                            \
+   #name,                                                                    \
+   arity,                                                                    \
+   params,                                                                   \
+   summary,                                                                  \
+   GPUVEC_RESULT_##result,                                                   \
+   GPUVEC_READS_TRUTH_##result},
 const gpuvec_op_info kElementwiseOps[] = {GPUVEC_ELEMENTWISE_OPS(GPUVEC_INFO_ROW)};
 #undef GPUVEC_INFO_ROW
 
 // A reduction has no parameters; its result column is gpuvec_op_info.result.
 #define GPUVEC_INFO_ROW(NAME, name, inputs, result, Policy, summary) \
-  {GPUVEC_REDUCE_##NAME, #name, inputs, 0, summary, GPUVEC_RESULT_##result},
+  {GPUVEC_REDUCE_##NAME, #name, inputs, 0, summary, GPUVEC_RESULT_##result, 0},
 const gpuvec_op_info kReduceOps[] = {GPUVEC_REDUCE_OPS(GPUVEC_INFO_ROW)};
 #undef GPUVEC_INFO_ROW
 

@@ -171,8 +171,7 @@ __device__ __forceinline__ Pack<T, V> row_pack(const Layout<N>& L, Index q, Inde
 // loads and stores, and one division per pack and dimension instead of one
 // per element and dimension (map_strided took twice as long for these).
 template <class Index, int V, int N, class T, class F, class... Op>
-__device__ __forceinline__ void map_rows_of(const Layout<N>& L, F f, T* out,
-                                            const Op... in) {
+__device__ __forceinline__ void map_rows_of(const Layout<N>& L, F f, T* out, const Op... in) {
   const Index row_packs = static_cast<Index>(L.shape[L.ndim - 1] / V);
   const Index packs = static_cast<Index>(L.size / V);
   const Index tile = static_cast<Index>(blockDim.x) * kUnroll;

@@ -96,7 +96,8 @@ typedef struct gpuvec_op_info {
   int arity;
   int params;
   const char* summary;
-  int result; /* the result's dtype, or -1 for the compute dtype */
+  int result;      /* the result's dtype, or -1 for the compute dtype */
+  int reads_truth; /* 1: each input is read as a truth value (result column TRUTH) */
 } gpuvec_op_info;
 
 /* The op table's result column as gpuvec_op_info.result: a dtype, or -1
@@ -104,6 +105,7 @@ typedef struct gpuvec_op_info {
 #define GPUVEC_RESULT_SAME (-1)
 #define GPUVEC_RESULT_INT64 GPUVEC_INT64
 #define GPUVEC_RESULT_BOOL GPUVEC_BOOL
+#define GPUVEC_RESULT_TRUTH GPUVEC_BOOL
 
 /* The table's rows; *count receives their number. Never fails. */
 const gpuvec_op_info* gpuvec_elementwise_ops(int* count);

@@ -12,7 +12,10 @@
  *   arity     the number of array inputs (1 to 3)
  *   params    the number of double parameters (alpha, beta) the functor takes
  *   result    SAME: the result has the compute dtype; BOOL: it is a truth
- *             value (comparisons, tests), one byte
+ *             value (comparisons, tests), one byte; TRUTH: a truth value
+ *             of the inputs' truth values (the logical ops), each input
+ *             read as true or false in its own dtype, so the op computes
+ *             in bool (logical_and(x32, 1e-300) is x32 != 0)
  *   Functor   the functor in gpuvec::ops (ops.hpp)
  *   summary   one line for the docstring
  *
@@ -65,10 +68,10 @@
   X(LESS_EQUAL, less_equal, 2, 0, BOOL, LessEqual, "True where a <= b")                               \
   X(GREATER, greater, 2, 0, BOOL, Greater, "True where a > b")                                        \
   X(GREATER_EQUAL, greater_equal, 2, 0, BOOL, GreaterEqual, "True where a >= b")                      \
-  X(LOGICAL_AND, logical_and, 2, 0, BOOL, LogicalAnd, "True where a and b are both nonzero")          \
-  X(LOGICAL_OR, logical_or, 2, 0, BOOL, LogicalOr, "True where a or b is nonzero")                    \
-  X(LOGICAL_XOR, logical_xor, 2, 0, BOOL, LogicalXor, "True where exactly one of a and b is nonzero") \
-  X(LOGICAL_NOT, logical_not, 1, 0, BOOL, LogicalNot, "True where x is zero")                         \
+  X(LOGICAL_AND, logical_and, 2, 0, TRUTH, LogicalAnd, "True where a and b are both nonzero")         \
+  X(LOGICAL_OR, logical_or, 2, 0, TRUTH, LogicalOr, "True where a or b is nonzero")                   \
+  X(LOGICAL_XOR, logical_xor, 2, 0, TRUTH, LogicalXor, "True where just one of a and b is nonzero")   \
+  X(LOGICAL_NOT, logical_not, 1, 0, TRUTH, LogicalNot, "True where x is zero")                        \
   X(ISNAN, isnan, 1, 0, BOOL, IsNan, "True where x is NaN")                                           \
   X(ISINF, isinf, 1, 0, BOOL, IsInf, "True where x is +inf or -inf")                                  \
   X(ISFINITE, isfinite, 1, 0, BOOL, IsFinite, "True where x is neither NaN nor infinite")             \
