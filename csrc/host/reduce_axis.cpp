@@ -1,11 +1,12 @@
 // Reductions over axes (gpuvec_reduce in gpuvec/gpuvec.h) on the host backend.
 //
-// A row is reduced in runs of kRun elements, each in order, whose states are
-// combined pairwise, within blocks of consecutive runs and then across the
-// blocks. So a sum's rounding error grows with log(n), not with n (summing
-// 16384 uniform numbers in order is off by about 130 float64 roundings,
-// pairwise by a few), and the order depends only on the row's length, never
-// on the number of threads: the result is deterministic. Three walks:
+// A row is reduced in runs of kRun elements, each in order (the sums in
+// kLanes interleaved lanes, see run_state), whose states are combined
+// pairwise, within blocks of consecutive runs and then across the blocks. So
+// a sum's rounding error grows with log(n), not with n (summing 16384 uniform
+// numbers in order is off by about 130 float64 roundings, pairwise by a few),
+// and the order depends only on the row's length, never on the number of
+// threads: the result is deterministic. Three walks:
 //   - rows side by side in memory (a column reduction, such as the mean of a
 //     C-ordered matrix over axis 0): memory is read in order, row of the
 //     matrix after row, into one state per column (blocks of kColumnBlock);
@@ -87,15 +88,37 @@ class Cascade {
   int64_t count_ = 0;
 };
 
+// The sums, whose state is one double: a run folded into one state is a
+// chain of dependent adds, each waiting for the last (about 4 cycles), so
+// run_state folds it into kLanes interleaved states instead, which the
+// compiler keeps in vector registers, and adds them in a fixed order.
+template <class Op>
+constexpr bool kLaned = std::is_same_v<Op, r::Sum> || std::is_same_v<Op, r::NanSum> ||
+                        std::is_same_v<Op, r::AbsSum> || std::is_same_v<Op, r::Mean>;
+constexpr int kLanes = 8;
+
 // The state of elements first, ..., first + len - 1 of a row whose element k
-// of the run is x[at(k)], in index order; Variance takes the run at once
-// (Variance::run: two passes over it while it is in cache).
+// of the run is x[at(k)]: in index order, or in kLanes interleaved lanes for
+// the sums; Variance takes the run at once (Variance::run: two passes over it
+// while it is in cache).
 template <class Op, class T, class At>
 typename Op::Acc run_state(const Op& op, const T* x, int64_t first, int len, At at) {
   if constexpr (std::is_same_v<Op, r::Variance>) {
     T values[kRun];
     for (int k = 0; k < len; ++k) values[k] = x[at(k)];
     return op.run(values, len);
+  } else if constexpr (kLaned<Op>) {
+    typename Op::Acc lane[kLanes];
+    for (int l = 0; l < kLanes; ++l) lane[l] = op.identity();
+    int k = 0;
+    for (; k + kLanes <= len; k += kLanes) {
+      for (int l = 0; l < kLanes; ++l) {
+        lane[l] = op.combine(lane[l], op.term(x[at(k + l)], first + k + l));
+      }
+    }
+    for (; k < len; ++k) lane[0] = op.combine(lane[0], op.term(x[at(k)], first + k));
+    return op.combine(op.combine(op.combine(lane[0], lane[1]), op.combine(lane[2], lane[3])),
+                      op.combine(op.combine(lane[4], lane[5]), op.combine(lane[6], lane[7])));
   } else {
     typename Op::Acc acc = op.identity();
     for (int k = 0; k < len; ++k) acc = op.combine(acc, op.term(x[at(k)], first + k));
