@@ -97,7 +97,7 @@ cdef class DeviceBuffer:
         cdef int previous = -1
         if self.ptr != NULL:
             _switch_to(self.device, &previous)
-            gpuvec_cuda_free(self.ptr, <gpuvec_stream>self.stream)
+            gpuvec_cuda_free(self.ptr, self.nbytes, <gpuvec_stream>self.stream)
             _switch_back(previous)
 
     @property

@@ -119,8 +119,8 @@ class StagedArgs {
   StagedArgs(const gpuvec_kernel_arg* args, int n, gpuvec_stream stream)
       : args_(args), n_(n), stream_(stream), device_(n, nullptr) {}
   ~StagedArgs() {
-    for (void* p : device_) {
-      if (p) cuda::deallocate(p, stream_);
+    for (int k = 0; k < n_; ++k) {
+      if (device_[k]) cuda::deallocate(device_[k], args_[k].count * args_[k].itemsize, stream_);
     }
   }
   StagedArgs(const StagedArgs&) = delete;

@@ -11,9 +11,9 @@
 namespace gpuvec {
 
 Scratch::~Scratch() {
-  for (void* p : device_) {
+  for (const auto& [p, bytes] : device_) {
     try {
-      cuda::deallocate(p, stream_);
+      cuda::deallocate(p, bytes, stream_);
     } catch (...) {  // NOLINT(bugprone-empty-catch): a failed free must not hide the call's result
     }
   }
@@ -24,7 +24,7 @@ void* Scratch::take(gpuvec_memory memory, size_t bytes) {
   if (memory == GPUVEC_MEMORY_DEVICE) {
     device_.reserve(device_.size() + 1);  // so that push_back cannot fail and leak p
     void* p = cuda::allocate(bytes, stream_);
-    device_.push_back(p);
+    device_.emplace_back(p, bytes);
     return p;
   }
   host_.emplace_back(new char[bytes]);  // uninitialized: every byte is written before it is read

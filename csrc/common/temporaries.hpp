@@ -6,6 +6,7 @@
 #include <stddef.h>
 
 #include <memory>
+#include <utility>
 #include <vector>
 
 #include "gpuvec/gpuvec.h"
@@ -28,7 +29,7 @@ class Scratch {
  private:
   gpuvec_stream stream_;
   std::vector<std::unique_ptr<char[]>> host_;
-  std::vector<void*> device_;
+  std::vector<std::pair<void*, size_t>> device_;  // each block and its size
 };
 
 // out = in element by element, converted to out's dtype; in may broadcast or

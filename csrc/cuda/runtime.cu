@@ -10,6 +10,7 @@
 #include "../kit/backends.hpp"
 #include "../kit/error.hpp"
 #include "check.cuh"
+#include "freed_blocks.hpp"
 #include "gpuvec/runtime.h"
 #include "launch.cuh"
 #include "result_slots.hpp"
@@ -80,14 +81,15 @@ int block_size(int threads_per_block) {
 void* allocate(size_t bytes, gpuvec_stream stream) {
   void* ptr = nullptr;
   const cudaStream_t s = as_cuda_stream(stream);
-  keep_freed_memory_cached(current_device());
+  const int device = current_device();
+  if (s == nullptr && (ptr = take_freed_block(device, bytes)) != nullptr) return ptr;
+  keep_freed_memory_cached(device);
   cudaError_t err = cudaMallocAsync(&ptr, bytes, s);
   if (err == cudaErrorMemoryAllocation) {
     // Out of memory: hand the cached blocks back to the driver and try once more.
     cudaGetLastError();
-    int device = 0;
     cudaMemPool_t pool;
-    GPUVEC_CUDA_CHECK(cudaGetDevice(&device));
+    release_freed_blocks(device);
     GPUVEC_CUDA_CHECK(cudaDeviceGetDefaultMemPool(&pool, device));
     GPUVEC_CUDA_CHECK(cudaStreamSynchronize(s));
     GPUVEC_CUDA_CHECK(cudaMemPoolTrimTo(pool, 0));
@@ -103,8 +105,14 @@ void* allocate(size_t bytes, gpuvec_stream stream) {
   return ptr;
 }
 
-void deallocate(void* ptr, gpuvec_stream stream) {
-  if (ptr != nullptr) GPUVEC_CUDA_CHECK(cudaFreeAsync(ptr, as_cuda_stream(stream)));
+void deallocate(void* ptr, size_t bytes, gpuvec_stream stream) {
+  if (ptr == nullptr) return;
+  const cudaStream_t s = as_cuda_stream(stream);
+  if (s == nullptr) {
+    keep_freed_block(current_device(), ptr, bytes);
+  } else {
+    GPUVEC_CUDA_CHECK(cudaFreeAsync(ptr, s));
+  }
 }
 
 }  // namespace gpuvec::cuda
@@ -167,8 +175,8 @@ gpuvec_status gpuvec_cuda_alloc(size_t bytes, gpuvec_stream stream, void** ptr) 
   });
 }
 
-gpuvec_status gpuvec_cuda_free(void* ptr, gpuvec_stream stream) {
-  return guard([&] { gpuvec::cuda::deallocate(ptr, stream); });
+gpuvec_status gpuvec_cuda_free(void* ptr, size_t bytes, gpuvec_stream stream) {
+  return guard([&] { gpuvec::cuda::deallocate(ptr, bytes, stream); });
 }
 
 gpuvec_status gpuvec_cuda_copy_to_device(void* dst, const void* src, size_t bytes,
@@ -217,6 +225,9 @@ gpuvec_status gpuvec_cuda_pool_usage(size_t* used_bytes, size_t* reserved_bytes)
     GPUVEC_CUDA_CHECK(cudaDeviceGetDefaultMemPool(&pool, gpuvec::cuda::current_device()));
     GPUVEC_CUDA_CHECK(cudaMemPoolGetAttribute(pool, cudaMemPoolAttrUsedMemCurrent, &used));
     GPUVEC_CUDA_CHECK(cudaMemPoolGetAttribute(pool, cudaMemPoolAttrReservedMemCurrent, &reserved));
+    // Kept blocks are in use to the pool, and cached to gpuvec's users.
+    const size_t kept = gpuvec::cuda::freed_block_bytes(gpuvec::cuda::current_device());
+    used = used > kept ? used - kept : 0;
     *used_bytes = used;
     *reserved_bytes = reserved;
   });
@@ -226,6 +237,7 @@ gpuvec_status gpuvec_cuda_pool_release_cached(void) {
   return guard([&] {
     cudaMemPool_t pool;
     GPUVEC_CUDA_CHECK(cudaDeviceGetDefaultMemPool(&pool, gpuvec::cuda::current_device()));
+    gpuvec::cuda::release_freed_blocks(gpuvec::cuda::current_device());
     // Frees queued on streams become cached only once the streams reach them.
     GPUVEC_CUDA_CHECK(cudaDeviceSynchronize());
     GPUVEC_CUDA_CHECK(cudaMemPoolTrimTo(pool, 0));

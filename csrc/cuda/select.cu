@@ -26,10 +26,10 @@ class DeviceMemory {
   // CUB takes a null storage pointer for "how much do you need?", so even an
   // empty request gets a real (one-byte) allocation.
   DeviceMemory(size_t bytes, gpuvec_stream stream)
-      : stream_(stream), ptr_(allocate(bytes > 0 ? bytes : 1, stream)) {}
+      : stream_(stream), bytes_(bytes > 0 ? bytes : 1), ptr_(allocate(bytes_, stream)) {}
   ~DeviceMemory() {
     try {
-      deallocate(ptr_, stream_);
+      deallocate(ptr_, bytes_, stream_);
     } catch (...) {  // NOLINT(bugprone-empty-catch): a failed free must not hide the call's result
     }
   }
@@ -43,6 +43,7 @@ class DeviceMemory {
 
  private:
   gpuvec_stream stream_;
+  size_t bytes_;  // declared before ptr_: the allocation reads it
   void* ptr_;
 };
 

@@ -85,9 +85,11 @@ namespace cuda {
 GPUVEC_BACKEND_FUNCTIONS
 
 // Device memory from the current device's stream-ordered pool, and its
-// return, ordered after the work queued on `stream`.
+// return, ordered after the work queued on `stream`; `bytes` is the size it
+// was allocated with (blocks freed on the default stream are kept for reuse:
+// csrc/cuda/freed_blocks.hpp).
 void* allocate(size_t bytes, gpuvec_stream stream);
-void deallocate(void* ptr, gpuvec_stream stream);
+void deallocate(void* ptr, size_t bytes, gpuvec_stream stream);
 
 // Host (NumPy) arrays through the pinned staging pipeline (staging.cpp).
 // Each call holds the pipeline of the current device (one at a time) and

@@ -60,7 +60,7 @@ GPUVEC_CAST_TYPES(GPUVEC_INSTANTIATE)
 #undef GPUVEC_INSTANTIATE
 
 void* allocate(size_t, gpuvec_stream) { not_built(); }
-void deallocate(void*, gpuvec_stream) { not_built(); }
+void deallocate(void*, size_t, gpuvec_stream) { not_built(); }
 
 void staged_elementwise(gpuvec_op, const double*, gpuvec_dtype, int64_t, const HostView&,
                         const HostView*, int, int) {
@@ -130,7 +130,7 @@ gpuvec_status gpuvec_cuda_alloc(size_t, gpuvec_stream, void** ptr) {
   *ptr = nullptr;
   return guard([] { gpuvec::cuda::not_built(); });
 }
-gpuvec_status gpuvec_cuda_free(void*, gpuvec_stream) {
+gpuvec_status gpuvec_cuda_free(void*, size_t, gpuvec_stream) {
   return guard([] { gpuvec::cuda::not_built(); });
 }
 gpuvec_status gpuvec_cuda_copy_to_device(void*, const void*, size_t, gpuvec_stream) {

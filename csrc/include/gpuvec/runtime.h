@@ -43,9 +43,10 @@ gpuvec_status gpuvec_cuda_set_device(int device);
 gpuvec_status gpuvec_cuda_mem_info(size_t* free_bytes, size_t* total_bytes);
 
 /* Stream-ordered device memory: freed memory is reused by later allocations
- * on the same stream without another cudaMalloc. */
+ * on the same stream without another cudaMalloc. A block is freed with the
+ * size it was allocated with. */
 gpuvec_status gpuvec_cuda_alloc(size_t bytes, gpuvec_stream stream, void** ptr);
-gpuvec_status gpuvec_cuda_free(void* ptr, gpuvec_stream stream);
+gpuvec_status gpuvec_cuda_free(void* ptr, size_t bytes, gpuvec_stream stream);
 
 /* Copies between host and device memory, ordered on the stream. */
 gpuvec_status gpuvec_cuda_copy_to_device(void* dst, const void* src, size_t bytes,
