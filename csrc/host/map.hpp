@@ -6,35 +6,24 @@
 
 #include <utility>
 
-#ifdef _OPENMP
-#include <omp.h>
-#endif
-
 #include "../kit/operand.hpp"
 #include "../kit/walk.hpp"
 #include "gpuvec/layout.hpp"
+#include "parallel.hpp"
 
 namespace gpuvec::host {
 
-// Runs body(begin, end) over [0, n): on this thread alone below
-// kParallelThreshold, without entering an OpenMP region at all (an `if`
-// clause would still start a team of one), else split among the team.
+// Pieces of a loop are at least this many elements (microseconds of work):
+// smaller ones cost more to hand out than they give back.
+constexpr int64_t kMinPiece = 1 << 14;
+
+// Runs body(begin, end) over [0, n): on this thread alone up to
+// kParallelThreshold, else in pieces on the pool.
 template <class Body>
 void parallel_ranges(int64_t n, Body&& body) {
-  if (n <= kParallelThreshold) {
-    body(int64_t{0}, n);
-    return;
-  }
-#pragma omp parallel
-  {
-    int64_t begin = 0, end = n;
-#ifdef _OPENMP
-    const int64_t chunk = (n + omp_get_num_threads() - 1) / omp_get_num_threads();
-    begin = chunk * omp_get_thread_num();
-    end = begin + chunk < n ? begin + chunk : n;
-#endif
-    if (begin < end) body(begin, end);
-  }
+  const int threads = workers(n > kParallelThreshold);
+  in_pieces(n, pieces(n, threads, kMinPiece),
+            [&](int64_t begin, int64_t end, int) { body(begin, end); });
 }
 
 // out = f(in...) over the layout; operand 0 is out, operand k + 1 is in[k].

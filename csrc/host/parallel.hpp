@@ -1,46 +1,77 @@
-// Loops of independent items for the host reductions, on OpenMP's threads
-// where the work pays for them.
+// Loops of independent items for the host backend, on a small pool of
+// threads of gpuvec's own (parallel.cpp) where the work pays for them.
+//
+// Why not OpenMP: a parallel region ends in a barrier that waits for every
+// thread of the team, started or not. On a machine that other programs
+// share, a thread whose core is busy may not run for a whole time slice
+// (milliseconds), and a 1 ms op then takes 5. Here the calling thread takes
+// items too, and at the end waits only for items that a worker has already
+// started: a worker that wakes late finds nothing left and goes back to sleep.
 #ifndef GPUVEC_HOST_PARALLEL_HPP
 #define GPUVEC_HOST_PARALLEL_HPP
 
 #include <stdint.h>
 
-#ifdef _OPENMP
-#include <omp.h>
-#endif
+#include <type_traits>
 
 namespace gpuvec::host {
 
-// The threads that for_each(count, parallel, f) may use.
-inline int workers(bool parallel) {
-#ifdef _OPENMP
-  return parallel ? omp_get_max_threads() : 1;
-#else
-  (void)parallel;
-  return 1;
-#endif
+// How many pieces a loop is cut into per thread: several, so that a thread
+// that gets less of its core takes fewer of them.
+constexpr int64_t kPiecesPerThread = 8;
+
+// The threads that for_each(count, parallel, f) may use: 1 where `parallel`
+// is false, else the calling thread and the pool's workers. Their number is
+// GPUVEC_NUM_THREADS where it is set, else the cores this process may run on.
+int workers(bool parallel);
+
+// Runs item(context, i, thread) for i in [0, count) on the calling thread
+// and the pool's workers, and returns when all have run. thread < workers(true)
+// numbers the thread that runs item i; i is claimed by one thread only.
+using Item = void (*)(void* context, int64_t i, int thread);
+void run_items(int64_t count, Item item, void* context);
+
+// How many pieces of at least `least` of n items to cut a loop into for
+// `threads` threads: one where there is only one thread.
+inline int64_t pieces(int64_t n, int threads, int64_t least) {
+  if (threads <= 1 || n < 2 * least) return 1;
+  const int64_t wanted = kPiecesPerThread * threads;
+  return n / least < wanted ? n / least : wanted;
+}
+
+// Runs body(begin, end, thread) over `count` ranges that cut [0, n) into
+// nearly equal parts (on this thread alone where count is 1).
+template <class Body>
+void in_pieces(int64_t n, int64_t count, Body&& body) {
+  if (count <= 1) {
+    body(int64_t{0}, n, 0);
+    return;
+  }
+  struct Job {
+    int64_t size, extra;  // each piece has `size` items, the first `extra` one more
+    std::remove_reference_t<Body>* body;
+  } job{n / count, n % count, &body};
+  run_items(
+      count,
+      [](void* context, int64_t piece, int thread) {
+        const Job& j = *static_cast<const Job*>(context);
+        const int64_t begin = piece * j.size + (piece < j.extra ? piece : j.extra);
+        (*j.body)(begin, begin + j.size + (piece < j.extra ? 1 : 0), thread);
+      },
+      &job);
 }
 
 // Runs f(i, t) for i in [0, count), where t < workers(parallel) numbers the
-// thread that runs it (for per-thread workspace): on OpenMP's threads where
-// `parallel` says the work pays for starting them, else on this thread
-// without entering OpenMP at all. Items are handed out a few at a time as
-// threads come for them, not split up front: on a machine that other
-// programs share, a thread that gets less of its core then takes less of the
-// work. Each item must write its own results, so that the answer does not
-// depend on which thread took which; f must not throw.
+// thread that runs it (for per-thread workspace): on the pool where
+// `parallel` says the work pays for waking it, else on this thread alone.
+// Each item must write its own results, so that the answer does not depend
+// on which thread took which; f must not throw (a worker has nowhere to send
+// an exception).
 template <class F>
 void for_each(int64_t count, bool parallel, F&& f) {
-#ifdef _OPENMP
-  if (parallel && count > 1) {
-    const int64_t threads = omp_get_max_threads();
-    const int64_t grain = count / (8 * threads) > 1 ? count / (8 * threads) : 1;
-#pragma omp parallel for schedule(dynamic, grain)
-    for (int64_t i = 0; i < count; ++i) f(i, omp_get_thread_num());
-    return;
-  }
-#endif
-  for (int64_t i = 0; i < count; ++i) f(i, 0);
+  in_pieces(count, pieces(count, workers(parallel), 1), [&](int64_t begin, int64_t end, int t) {
+    for (int64_t i = begin; i < end; ++i) f(i, t);
+  });
 }
 
 }  // namespace gpuvec::host

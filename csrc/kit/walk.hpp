@@ -9,9 +9,8 @@
 
 namespace gpuvec {
 
-// Below this many elements a host loop runs on one thread, without entering
-// an OpenMP region: starting the team (and waiting for cores that are busy
-// elsewhere) costs more than it saves.
+// Below this many elements a host loop runs on one thread, without waking
+// other threads: handing out the work costs more than it saves.
 constexpr int64_t kParallelThreshold = 1 << 15;
 
 // Calls visit(off) for the linear indices [begin, end), where off[k] is the

@@ -32,7 +32,7 @@ $cxx -std=c++17 -O2 -fPIC -shared -ffp-contract=off $sanitize -I "$root/csrc/inc
 echo 'const unsigned int gpuvec_emulation_abi = 999;' > "$build/bad_abi.c"
 $cxx -x c -shared -fPIC "$build/bad_abi.c" -o "$build/libbad_abi.so"
 # The runtime as gpuvec builds it, and the driver.
-$cxx -std=c++17 -O2 -fopenmp -fvisibility=hidden -ffp-contract=off $sanitize $fibers \
-  -I "$root/csrc/include" "$root"/csrc/host/emulation/*.cpp "$root/tests/emulation/driver.cpp" \
-  -ldl -o "$build/driver"
+$cxx -std=c++17 -O2 -pthread -fvisibility=hidden -ffp-contract=off $sanitize $fibers \
+  -I "$root/csrc/include" "$root"/csrc/host/emulation/*.cpp "$root/csrc/host/parallel.cpp" \
+  "$root/tests/emulation/driver.cpp" -ldl -o "$build/driver"
 ${RUNNER:-} "$build/driver" "$build/libkernels.so" "$build/libbad_abi.so" $bench

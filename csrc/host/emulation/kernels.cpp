@@ -20,7 +20,7 @@ std::string dl_error() {
   return text ? text : "unknown dlopen error";
 }
 
-// Whether a launch pays for OpenMP's threads: about 30 µs of work at least,
+// Whether a launch pays for the pool's threads: about 30 µs of work at least,
 // a thread of a plain loop costing about a nanosecond and a fiber about 30.
 bool worth_parallel(int64_t blocks, int64_t threads_per_block, bool cooperative) {
   const int64_t enough = cooperative ? 1024 : 32768;  // threads
