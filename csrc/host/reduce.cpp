@@ -1,7 +1,7 @@
 // Reductions on the host backend.
 //
 // The input is cut into fixed blocks of kBlock elements; each block is summed
-// on its own (on several threads where OpenMP is present and the input is
+// on its own (on the thread pool of parallel.hpp where the input is
 // large) and the block sums are then added pairwise. The order depends only
 // on the input's size, never on the number of threads, so the result is
 // deterministic.

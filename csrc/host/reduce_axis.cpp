@@ -15,7 +15,7 @@
 //   - anything else: tiles of up to kTile rows, each run of each row at once
 //     (blocks of kBlock).
 // The unit of parallel work is a block of a chunk or tile of rows (or a part
-// of a contiguous row); small reductions never enter OpenMP.
+// of a contiguous row); small reductions never wake the thread pool.
 #include <math.h>
 #include <stdint.h>
 
