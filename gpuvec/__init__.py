@@ -50,6 +50,7 @@ from gpuvec.device import Device, current_device
 from gpuvec.device_array import DeviceArray
 from gpuvec.elementwise import axpy, clip, scale, where
 from gpuvec.kernels import Kernel, RawKernel, SourceModule
+from gpuvec.manipulation import broadcast_to, concatenate, expand_dims, squeeze, stack
 from gpuvec.memory import free_cached, memory_info
 from gpuvec.reductions import (
     all,
@@ -73,6 +74,12 @@ from gpuvec.streams import Event, Stream, current_stream
 # The plain elementwise functions (add, exp, ...), one per row of the op table.
 from gpuvec.ufuncs import *  # noqa: F403
 from gpuvec.ufuncs import __all__ as _ufuncs
+
+# isort: off
+# NumPy's ufuncs and functions on DeviceArrays (np.add(d, d), np.sum(d), ...):
+# the module above every op module, which fills DeviceArray's tables.
+from gpuvec import _numpy_protocols  # noqa: F401
+# isort: on
 
 __version__ = "0.1.0"
 
@@ -126,7 +133,9 @@ __all__ = [
     "axpby",
     "axpy",
     "backend",
+    "broadcast_to",
     "clip",
+    "concatenate",
     "count_nonzero",
     "current_device",
     "current_stream",
@@ -134,6 +143,7 @@ __all__ = [
     "dot",
     "empty",
     "empty_like",
+    "expand_dims",
     "free_cached",
     "from_dlpack",
     "full",
@@ -155,6 +165,8 @@ __all__ = [
     "scale",
     "set_backend",
     "set_precision",
+    "squeeze",
+    "stack",
     "std",
     "sum",
     "synchronize",

@@ -125,8 +125,9 @@ class DeviceArray(_core.ArrayFields):
     :meth:`to_host` or ``numpy.asarray``. It supports the Python operators
     (``+ - * /``, unary ``-``, in place ``+=`` ...), basic slicing that
     returns views, boolean masks (``d[mask]`` copies, ``d[mask] = v`` writes
-    in place, as in NumPy), and zero-copy exchange through
-    ``__cuda_array_interface__`` and DLPack.
+    in place, as in NumPy), NumPy's own ufuncs and functions (``np.exp(d)``,
+    ``np.sum(d, axis=0)``: see :mod:`gpuvec._numpy_protocols`), and zero-copy
+    exchange through ``__cuda_array_interface__`` and DLPack.
 
     Examples
     --------
@@ -145,10 +146,26 @@ class DeviceArray(_core.ArrayFields):
     # where the short paths read them as C struct members.
     __slots__ = ()
 
-    # NumPy must not treat a DeviceArray as an array (which would copy it to
-    # the host in silence): with this, `ndarray + DeviceArray` calls our
-    # __radd__, which explains the mix-up.
-    __array_ufunc__ = None
+    # -- NumPy's protocols ------------------------------------------------------------------
+    #
+    # np.add(d, d), np.sum(d), np.concatenate([d, e]) ... run gpuvec's function
+    # for the NumPy one, looked up in tables that gpuvec._numpy_protocols (which
+    # sits above the op modules) fills. What is not there is NotImplemented, so
+    # NumPy raises its TypeError rather than copying the data to the host in
+    # silence. `ndarray + DeviceArray` comes here too, and gpuvec explains the mix-up.
+
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        implementation = NUMPY_UFUNCS.get((ufunc, method))
+        if implementation is None:
+            return NotImplemented
+        return implementation(*inputs, **kwargs)
+
+    def __array_function__(self, func, types, args, kwargs):
+        implementation = NUMPY_FUNCTIONS.get(func)
+        # Another library's array among the arguments: its own protocol decides.
+        if implementation is None or not all(issubclass(t, _ARRAY_TYPES) for t in types):
+            return NotImplemented
+        return implementation(*args, **kwargs)
 
     def __init__(self, *args, **kwargs):
         raise TypeError(
@@ -856,6 +873,17 @@ _AB, _X = ("a", "b"), ("x",)
 # sits above this module): sum, mean, max, min, prod, argmax, argmin, any,
 # all, var, std and dot.
 METHODS: dict = {}
+
+# The implementations of NumPy's protocols, filled by gpuvec._numpy_protocols
+# (which sits above every op module): (ufunc, method) -> callable, and NumPy
+# function -> callable. A callable returns NotImplemented for arguments it
+# does not take.
+NUMPY_UFUNCS: dict = {}
+NUMPY_FUNCTIONS: dict = {}
+
+# The array types __array_function__ answers for; NumPy arrays among
+# DeviceArrays get gpuvec's error, which says to copy them to the device.
+_ARRAY_TYPES = (DeviceArray, np.ndarray)
 
 
 def _is_bool_operand(value) -> bool:

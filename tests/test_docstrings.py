@@ -10,6 +10,7 @@ MODULES = [
     "gpuvec._backend",
     "gpuvec._dtypes",
     "gpuvec._errors",
+    "gpuvec._numpy_protocols",
     "gpuvec._table",
     "gpuvec.blas",
     "gpuvec.device_array",
@@ -21,6 +22,7 @@ MODULES = [
     "gpuvec.kernels._signature",
     "gpuvec.kernels._source",
     "gpuvec.kernels.classics",
+    "gpuvec.manipulation",
     "gpuvec.reductions",
     "gpuvec.ufuncs",
 ]

@@ -60,6 +60,7 @@ def test_readme_examples_run(backend):
     g = namespace["g"].to_host()
     expected = (g - g.mean(axis=0)) / g.std(axis=0)
     np.testing.assert_allclose(namespace["z"].to_host(), expected, rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(namespace["w"].to_host(), expected, rtol=1e-9, atol=1e-12)
     p = np.exp(g - g.max(axis=1, keepdims=True))
     np.testing.assert_allclose(namespace["p"].to_host(), p / p.sum(axis=1, keepdims=True))
     d = namespace["d"].to_host()
