@@ -388,8 +388,9 @@ cdef int _count_staged(Operands ops, int first, Py_ssize_t size, gpuvec_dtype co
 
 
 cdef int _device_scalars(Operands ops, object stream) except -1:
-    """A 0-d reduction result still in mapped host memory (a ResultSlot) is
-    copied into device memory before it is read as an operand: every thread
+    """A reduction result of one element still in mapped host memory (a
+    ResultSlot: 0-d, or of shape (1, ...) with keepdims) is copied into device
+    memory, in its shape, before it is read as an operand: every thread
     reading it would otherwise cross the bus."""
     cdef int k
     cdef ArrayFields f
@@ -397,7 +398,7 @@ cdef int _device_scalars(Operands ops, object stream) except -1:
         if ops.kinds[k] == _DEVICE and isinstance(ops.objects[k], _DeviceArray):
             f = <ArrayFields>ops.objects[k]
             if type(f._owner) is ResultSlot:
-                copied = _new_device_array((), f._dtype, f._device, stream, False)
+                copied = _new_device_array(f._shape, f._dtype, f._device, stream, False)
                 _copy(copied, f)
                 ops.objects[k] = copied
                 _describe_device_array(ops, k, <ArrayFields>copied)

@@ -121,3 +121,19 @@ def test_nan_and_inf_propagate(backend, rng):
     with np.errstate(invalid="ignore"):
         expected = x - m
     np.testing.assert_array_equal((on_device(x) - on_device(m)).to_host(), expected)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_keepdims_of_every_axis_keeps_its_shape_as_an_operand(backend, rng, dtype):
+    # A reduction to one value is written to mapped host memory (a result
+    # slot) and copied to the device when an op reads it: in its own shape,
+    # (1, 1) here, so that it broadcasts as NumPy's does.
+    x = random_array(rng, (5, 8), dtype)
+    d = on_device(x)
+    total = gpuvec.sum(d, keepdims=True)
+    assert total.shape == (1, 1)
+    np.testing.assert_array_equal((d - total).to_host(), x - total.to_host())
+    assert gpuvec.abs(total).shape == (1, 1)
+    empty = gpuvec.sum(d[d > np.inf], axis=0, keepdims=True)  # no element selected
+    assert empty.shape == (1,)
+    np.testing.assert_array_equal((empty * 2.0).to_host(), np.zeros(1, dtype))
