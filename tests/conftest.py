@@ -16,6 +16,7 @@ sys.path[:] = [p for p in sys.path if os.path.abspath(p or os.curdir) != _ROOT]
 with warnings.catch_warnings():
     warnings.simplefilter("ignore", UserWarning)  # the host-fallback warning is tested apart
     import gpuvec
+    from gpuvec import _core
     from gpuvec._backend import _cuda_unusable_reason
 
 # Hypothesis profiles (tests/test_properties.py): "ci" by default, a few
@@ -67,6 +68,20 @@ def pytest_runtest_makereport(item, call):
         if str(reason).removeprefix("Skipped: ").startswith(NO_CUDA):
             report.longrepr = (__file__, skip_without_cuda.__code__.co_firstlineno, reason)
     return report
+
+
+@pytest.fixture
+def no_transfers():
+    """Asserts that the code in the with-block copies nothing between host and device."""
+
+    class Guard:
+        def __enter__(self):
+            self.before = _core.transfer_counts()
+
+        def __exit__(self, *exc):
+            assert _core.transfer_counts() == self.before, "data moved between host and device"
+
+    return Guard()
 
 
 @pytest.fixture

@@ -5,23 +5,8 @@ import pytest
 from conftest import random_array
 
 import gpuvec
-from gpuvec import _core
 
 DTYPES = [np.float32, np.float64]
-
-
-@pytest.fixture
-def no_transfers():
-    """Asserts that the code in the with-block copies nothing between host and device."""
-
-    class Guard:
-        def __enter__(self):
-            self.before = _core.transfer_counts()
-
-        def __exit__(self, *exc):
-            assert _core.transfer_counts() == self.before, "data moved between host and device"
-
-    return Guard()
 
 
 @pytest.mark.parametrize("dtype", DTYPES)

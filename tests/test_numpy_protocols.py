@@ -12,7 +12,6 @@ from conftest import random_array
 from numpy.exceptions import AxisError
 
 import gpuvec
-from gpuvec import _core
 from gpuvec.device_array import NUMPY_UFUNCS
 
 DTYPES = [np.float32, np.float64]
@@ -20,20 +19,6 @@ DTYPES = [np.float32, np.float64]
 
 def tolerance(dtype):
     return {"rtol": 2e-6, "atol": 1e-6} if dtype == np.float32 else {"rtol": 1e-12, "atol": 0}
-
-
-@pytest.fixture
-def no_transfers():
-    """Asserts that the code in the with-block copies nothing between host and device."""
-
-    class Guard:
-        def __enter__(self):
-            self.before = _core.transfer_counts()
-
-        def __exit__(self, *exc):
-            assert _core.transfer_counts() == self.before, "data moved between host and device"
-
-    return Guard()
 
 
 def check(result, expected, dtype=None):
