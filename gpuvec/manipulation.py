@@ -74,7 +74,7 @@ def concatenate(arrays, axis=0, *, dtype=None):
     axis : int or None, optional
         The axis to join along (negative counts from the end); None joins
         the flattened arrays.
-    dtype : {numpy.float32, numpy.float64, numpy.bool_}, optional
+    dtype : {numpy.float32, numpy.float64, bool}, optional
         The result's dtype; by default NumPy's promotion of the inputs'
         (float32 with float64 gives float64, bool with bool gives bool;
         integer host data gives float64).
@@ -156,7 +156,7 @@ def stack(arrays, axis=0, *, dtype=None):
         The arrays, all of one shape: all DeviceArrays, or all host data.
     axis : int, optional
         The index of the new axis in the result (negative counts from the end).
-    dtype : {numpy.float32, numpy.float64, numpy.bool_}, optional
+    dtype : {numpy.float32, numpy.float64, bool}, optional
         As for :func:`concatenate`.
 
     Returns
