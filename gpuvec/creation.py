@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import numbers
 import operator
 
@@ -115,10 +116,14 @@ def arange(start, stop=None, step=1, dtype=None, *, stream: Stream | None = None
 
 
 def empty_like(a, dtype=None, *, stream: Stream | None = None) -> DeviceArray:
-    """An uninitialized array with the shape and (by default) dtype of ``a``."""
-    return empty(
-        np.shape(a) if not hasattr(a, "shape") else a.shape, dtype or _like_dtype(a), stream=stream
-    )
+    """An uninitialized array with the shape and (by default) dtype of ``a``,
+    on ``a``'s device when ``a`` is a DeviceArray (as for every ``*_like``)."""
+    with _device_of(a):
+        return empty(
+            np.shape(a) if not hasattr(a, "shape") else a.shape,
+            dtype or _like_dtype(a),
+            stream=stream,
+        )
 
 
 def zeros_like(a, dtype=None, *, stream: Stream | None = None) -> DeviceArray:
@@ -130,17 +135,27 @@ def zeros_like(a, dtype=None, *, stream: Stream | None = None) -> DeviceArray:
     >>> gpuvec.zeros_like(gpuvec.ones((2, 2), dtype="float32")).dtype
     dtype('float32')
     """
-    return full(a.shape, 0.0, dtype or _like_dtype(a), stream=stream)
+    with _device_of(a):
+        return full(a.shape, 0.0, dtype or _like_dtype(a), stream=stream)
 
 
 def ones_like(a, dtype=None, *, stream: Stream | None = None) -> DeviceArray:
     """Ones with the shape and (by default) dtype of ``a``."""
-    return full(a.shape, 1.0, dtype or _like_dtype(a), stream=stream)
+    with _device_of(a):
+        return full(a.shape, 1.0, dtype or _like_dtype(a), stream=stream)
 
 
 def full_like(a, fill_value, dtype=None, *, stream: Stream | None = None) -> DeviceArray:
     """``fill_value`` everywhere, with the shape and (by default) dtype of ``a``."""
-    return full(a.shape, fill_value, dtype or _like_dtype(a), stream=stream)
+    with _device_of(a):
+        return full(a.shape, fill_value, dtype or _like_dtype(a), stream=stream)
+
+
+def _device_of(a):
+    """Where a ``*_like`` array is made: on the prototype's device for a
+    DeviceArray, as in NumPy's sense of "like" and in CuPy and PyTorch;
+    else on the current one."""
+    return a.device if isinstance(a, DeviceArray) else contextlib.nullcontext()
 
 
 def _like_dtype(a) -> np.dtype:

@@ -420,7 +420,9 @@ class DeviceArray(_core.ArrayFields):
     def _broadcast_to(self, shape) -> DeviceArray:
         """A read-only view broadcast to ``shape`` (strides of 0, no copy)."""
         shape = tuple(shape)
-        np.broadcast_shapes(self._shape, shape)  # the NumPy error when they do not fit
+        # NumPy's check and error (a target smaller than the array too), on a
+        # stand-in of this shape that takes no memory.
+        np.broadcast_to(as_strided(np.zeros(1, np.uint8), self._shape, (0,) * self.ndim), shape)
         if self._host is not None:
             return DeviceArray._from_host_array(np.broadcast_to(self._host, shape), True)
         pad = len(shape) - len(self._shape)

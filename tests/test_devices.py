@@ -37,6 +37,24 @@ def test_two_devices(two_devices):
         gpuvec.add(a, b)
 
 
+def test_like_arrays_are_made_on_the_prototypes_device(two_devices):
+    with gpuvec.Device(1):
+        d = gpuvec.ones((2, 3), dtype=np.float32)
+    assert gpuvec.current_device().id == 0
+    made = [
+        gpuvec.empty_like(d),
+        gpuvec.zeros_like(d),
+        gpuvec.ones_like(d),
+        gpuvec.full_like(d, 2.5),
+        np.zeros_like(d),  # through NumPy's protocol
+    ]
+    for like in made:
+        assert like.device.id == 1
+        assert (like.shape, like.dtype) == (d.shape, d.dtype)
+    np.testing.assert_array_equal(made[3].to_host(), np.full((2, 3), 2.5, np.float32))
+    assert gpuvec.current_device().id == 0
+
+
 def test_device_context_nests_and_restores(two_devices):
     assert gpuvec.current_device().id == 0
     with gpuvec.Device(1):

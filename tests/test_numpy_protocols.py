@@ -478,3 +478,11 @@ def test_numpy_written_code_runs_on_device_arrays(backend, rng, dtype, function,
     assert isinstance(result, gpuvec.DeviceArray)
     expected = function(x.astype(np.float64)).astype(dtype)
     check(result, expected, dtype)
+
+
+def test_broadcast_to_a_smaller_shape_is_numpys_error(backend, rng):
+    # The view helper behind masks and out= refuses it too, rather than
+    # making a view of the first element.
+    d = gpuvec.to_device(random_array(rng, 3, np.float64))
+    with pytest.raises(ValueError, match="could not be broadcast"):
+        d._broadcast_to((1,))
