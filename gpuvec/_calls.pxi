@@ -346,21 +346,27 @@ cdef int _check_out_cast(object result, object out_dtype) except -1:
 
 
 cdef int _mark_stream_use(Operands ops, object result, uintptr_t handle) except -1:
-    """Orders the work queued on a non-default stream before the frees of the
-    memory it reads and writes (_order_frees_after)."""
+    """_mark_used for an op's device operands and its result."""
     cdef int k
+    if handle:
+        _mark_used(handle, [ops.objects[k] for k in range(ops.count) if ops.kinds[k] == _DEVICE]
+                   + [result])
+    return 0
+
+
+cdef int _mark_used(uintptr_t handle, arrays) except -1:
+    """Orders the work queued on a non-default stream before the frees of the
+    memory that gpuvec allocated for `arrays`, which a call on that stream
+    read or wrote (_order_frees_after); other objects are skipped."""
     if handle == 0:
         return 0
     buffers = []
-    for k in range(ops.count):
-        if ops.kinds[k] == _DEVICE and isinstance(ops.objects[k], _DeviceArray):
-            buffer = _buffer_of(ops.objects[k])
+    for array in arrays:
+        if isinstance(array, _DeviceArray):
+            buffer = _buffer_of(array)
             if buffer is not None:
                 buffers.append(buffer)
-    buffer = _buffer_of(result)
-    if buffer is not None:
-        buffers.append(buffer)
-    _order_frees_after(handle, ops.device, buffers)
+    _order_frees_after(handle, buffers)
     return 0
 
 

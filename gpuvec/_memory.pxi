@@ -114,11 +114,11 @@ cdef class DeviceBuffer:
 cdef dict _ordering_events = {}
 
 
-cdef int _order_frees_after(uintptr_t stream, int device, list buffers) except -1:
+cdef int _order_frees_after(uintptr_t stream, list buffers) except -1:
     """Orders the work queued on `stream` so far before the frees of
-    `buffers`, DeviceBuffers of `device` (the current device): one record
-    of the device's event, and a wait on it for each other stream they are
-    freed on."""
+    `buffers`, DeviceBuffers of the current device (one call's operands):
+    one record of the device's event, and a wait on it for each other
+    stream they are freed on."""
     cdef DeviceBuffer buffer
     cdef gpuvec_event event = NULL
     cdef uintptr_t waiting = stream  # the last stream made to wait
@@ -126,10 +126,10 @@ cdef int _order_frees_after(uintptr_t stream, int device, list buffers) except -
         if buffer.stream == stream or buffer.stream == waiting:
             continue
         if event == NULL:
-            event = <gpuvec_event><uintptr_t>_ordering_events.get(device, 0)
+            event = <gpuvec_event><uintptr_t>_ordering_events.get(buffer.device, 0)
             if event == NULL:
                 check(gpuvec_cuda_event_create(&event))
-                _ordering_events[device] = <uintptr_t>event
+                _ordering_events[buffer.device] = <uintptr_t>event
             check(gpuvec_cuda_event_record(event, <gpuvec_stream>stream))
         check(gpuvec_cuda_stream_wait_event(<gpuvec_stream>buffer.stream, event))
         waiting = buffer.stream

@@ -18,12 +18,8 @@
 # DeviceArray's (device_array.py), which calls these.
 #
 # Uses: _describe_result, _new_device_array, _resolve_stream, _stream_handle,
-# _make_current, _restore_device, _buffer_of, _copy, _upload_bools (_calls.pxi);
-# _whole_elements, _is_python_number (_operands.pxi);
-# _order_frees_after (_memory.pxi); check (_check.pxi).
-
-cdef object _MASK_BOOL = np.dtype(np.bool_)
-
+# _make_current, _restore_device, _copy, _upload_bools, _mark_used (_calls.pxi);
+# _BOOL, _whole_elements, _is_python_number (_operands.pxi); check (_check.pxi).
 
 cdef gpuvec_dtype _select_code(object dtype) except *:
     """The ABI dtype of an array that a selection reads or writes."""
@@ -31,7 +27,7 @@ cdef gpuvec_dtype _select_code(object dtype) except *:
         return GPUVEC_FLOAT32
     if dtype == _FLOAT64:
         return GPUVEC_FLOAT64
-    if dtype == _MASK_BOOL:
+    if dtype == _BOOL:
         return GPUVEC_BOOL
     raise TypeError(f"boolean indexing takes float32, float64 or bool arrays, got {dtype}")
 
@@ -93,25 +89,6 @@ cdef object _mask_for(object x, object mask, object stream):
         raise TypeError("mask is on the device, but x is in host memory: index with a host "
                         "mask (mask.to_host()), or move x to the device first")
     return _host_array(mask)
-
-
-cdef int _mark_used(object stream, tuple arrays) except -1:
-    """Orders the call's work on a non-default stream before the frees of the
-    memory it reads and writes (_order_frees_after); the arrays' device is
-    the current one."""
-    cdef uintptr_t handle = _stream_handle(stream)
-    cdef int device = -1
-    if handle == 0:
-        return 0
-    buffers = []
-    for array in arrays:
-        if _on_device(array):
-            device = (<ArrayFields>array)._device
-            buffer = _buffer_of(array)
-            if buffer is not None:
-                buffers.append(buffer)
-    _order_frees_after(handle, device, buffers)
-    return 0
 
 
 def count_true(mask, stream=None):
@@ -177,7 +154,7 @@ def compress(x, mask, stream=None):
             status = gpuvec_compress(&out_desc, &x_desc, &mask_desc, &launch)
         check(status)
         if _on_device(x):
-            _mark_used(stream, (x, mask, result))
+            _mark_used(_stream_handle(stream), (x, mask, result))
             (<ArrayFields>result)._stream = stream  # the stream that wrote it
     finally:
         _restore_device(previous)
@@ -252,7 +229,7 @@ def expand(x, mask, values, stream=None):
             status = gpuvec_expand(&x_desc, &mask_desc, &values_desc, &launch)
         check(status)
         if _on_device(x):
-            _mark_used(stream, (x, mask, values))
+            _mark_used(_stream_handle(stream), (x, mask, values))
             (<ArrayFields>x)._stream = stream  # the stream that last wrote it
     finally:
         _restore_device(previous)

