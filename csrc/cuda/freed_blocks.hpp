@@ -9,7 +9,7 @@
 // allocation of the same size on the same stream, in stream order, which is
 // what makes the reuse safe: every later use of the block is queued after
 // every earlier one, and reads on other streams were ordered before the free
-// with an event wait queued on the default stream (see _order_frees_after in
+// with an event wait queued on the default stream (see _wait_for_uses in
 // gpuvec/_memory.pxi). Blocks freed on other streams go to the pool at once:
 // a stream can be destroyed, and its handle reused by a stream that is not
 // ordered after the old one's work.

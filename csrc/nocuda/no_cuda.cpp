@@ -133,6 +133,9 @@ gpuvec_status gpuvec_cuda_alloc(size_t, gpuvec_stream, void** ptr) {
 gpuvec_status gpuvec_cuda_free(void*, size_t, gpuvec_stream) {
   return guard([] { gpuvec::cuda::not_built(); });
 }
+gpuvec_status gpuvec_cuda_set_memory_limit(size_t) {
+  return guard([] { gpuvec::cuda::not_built(); });
+}
 gpuvec_status gpuvec_cuda_copy_to_device(void*, const void*, size_t, gpuvec_stream) {
   return guard([] { gpuvec::cuda::not_built(); });
 }
@@ -152,6 +155,16 @@ gpuvec_status gpuvec_cuda_pool_usage(size_t* used_bytes, size_t* reserved_bytes)
   return guard([] { gpuvec::cuda::not_built(); });
 }
 gpuvec_status gpuvec_cuda_pool_release_cached(void) {
+  return guard([] { gpuvec::cuda::not_built(); });
+}
+gpuvec_status gpuvec_cuda_pinned_result_alloc(size_t, void** block) {
+  *block = nullptr;
+  return guard([] { gpuvec::cuda::not_built(); });
+}
+gpuvec_status gpuvec_cuda_pinned_result_free(void*) {
+  return guard([] { gpuvec::cuda::not_built(); });
+}
+gpuvec_status gpuvec_cuda_finish_background_work(void) {
   return guard([] { gpuvec::cuda::not_built(); });
 }
 gpuvec_status gpuvec_cuda_stream_create(gpuvec_stream* stream) {
