@@ -32,6 +32,8 @@ struct Pool {
   size_t held = 0;                         // bytes handed out, kept and being pinned
   std::thread pinner;                      // pins one block at a time, or is not joinable
   bool pinning = false;                    // the pinner's block has not reached `kept`
+  size_t pinning_bytes = 0;                // its size
+  size_t wanted = 0;                       // a size to pin once the download under way ends
 
   // At exit without finish_pinning (os._exit skips both), leave the thread be:
   // destroying a joinable std::thread would end the process with an abort.
@@ -65,6 +67,7 @@ void start_pinning(size_t bytes) {
   if (cudaGetDevice(&device) != cudaSuccess || !make_room(bytes)) return;
   pool.held += bytes;  // counted now, so that no other block passes the cap meanwhile
   pool.pinning = true;
+  pool.pinning_bytes = bytes;
   pool.pinner = std::thread([bytes, device] {
     void* block = nullptr;
     // Portable: pinned for every device's context, as a result may come from any.
@@ -85,17 +88,31 @@ void start_pinning(size_t bytes) {
 
 void* take_pinned_result(size_t bytes) {
   if (bytes < kMinBytes) return nullptr;
-  std::lock_guard<std::mutex> lock(pool.mutex);
+  std::unique_lock<std::mutex> lock(pool.mutex);
+  if (pool.pinning && pool.pinning_bytes == bytes) {
+    // The block for this size is on its way: waiting for the rest of the
+    // pinning costs less than a download beside it (both fault pages in).
+    lock.unlock();
+    finish_pinning();
+    lock.lock();
+  }
   const auto kept = pool.kept.find(bytes);
   if (kept == pool.kept.end()) {
     if (pool.seen.size() >= kMaxSizesSeen) pool.seen.clear();
-    if (!pool.seen.insert(bytes).second) start_pinning(bytes);  // the size's second download
+    // The size's second download: pin a block for the next once this one ends.
+    if (!pool.seen.insert(bytes).second) pool.wanted = bytes;
     return nullptr;
   }
   void* block = kept->second;
   pool.kept.erase(kept);
   pool.handed_out[reinterpret_cast<uintptr_t>(block)] = bytes;
   return block;
+}
+
+void pin_wanted_result() {
+  std::lock_guard<std::mutex> lock(pool.mutex);
+  if (pool.wanted != 0) start_pinning(pool.wanted);
+  pool.wanted = 0;
 }
 
 void give_back_pinned_result(void* block) {

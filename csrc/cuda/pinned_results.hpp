@@ -6,11 +6,11 @@
 // host, against 54 GB/s for a copy straight into pinned memory. Pinning costs
 // more than it saves for one copy: cudaHostAlloc maps and locks every page,
 // 46 ms for 128 MiB on an H100 host, where a pageable download of that size
-// takes 8 ms. So no download waits for it: the second download of a size
-// starts pinning a block for it on a thread of its own, and the downloads of
-// that size after it are done get pinned memory. A loop that brings back
-// results of one shape thus gets pinned arrays after its first two, and a
-// NumPy array that dies gives its block back here for the next one.
+// takes 8 ms. So no download pins: once the second download of a size has
+// ended, a thread of gpuvec's pins a block for the third (not during the
+// download: both fault pages in, and together took 142 ms). A loop that
+// brings back results of one shape thus gets pinned arrays from its third
+// on, and a NumPy array that dies gives its block back here for the next.
 #ifndef GPUVEC_CUDA_PINNED_RESULTS_HPP
 #define GPUVEC_CUDA_PINNED_RESULTS_HPP
 
@@ -20,9 +20,14 @@ namespace gpuvec::cuda {
 
 // A pinned block of `bytes` for a download's result, or null where pageable
 // memory should be used instead: a small size, one with no pinned block
-// ready yet (a size seen before starts pinning one), or the pinned memory
-// held would pass its cap.
+// ready yet (for a size seen before, pin_wanted_result then pins one), or
+// the pinned memory held would pass its cap. Where a block of this size is
+// being pinned, waits for it.
 void* take_pinned_result(size_t bytes);
+
+// Starts pinning the block that take_pinned_result found wanted, if any, on
+// gpuvec's pinner thread: called when a download has ended.
+void pin_wanted_result();
 
 // Gives a block of take_pinned_result back; it is kept for the next result of
 // its size (no work may still be writing it: downloads are synchronous).
