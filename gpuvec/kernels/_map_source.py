@@ -51,6 +51,7 @@ from gpuvec.kernels._source import EMULATION_HEADER, GENERATED_NAME
 from gpuvec.kernels._spec import C_TYPES
 
 __all__ = [
+    "ENTRY",
     "FUNCTOR",
     "MAP_HEADER",
     "cuda_source",
@@ -60,8 +61,8 @@ __all__ = [
 ]
 
 MAP_HEADER = "gpuvec/map.hpp"
-FUNCTOR = "gpuvec_op"
-ENTRY = "gpuvec_map_entry"
+FUNCTOR = "gpuvec_op"  # the functor's name in the generated source
+ENTRY = "gpuvec_map_entry"  # the host library's exported entry
 
 
 def functor_source(
