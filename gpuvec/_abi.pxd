@@ -73,6 +73,7 @@ cdef extern from "gpuvec/gpuvec.h" nogil:
     enum:
         GPUVEC_MAX_NDIM
         GPUVEC_MAX_INPUTS
+        GPUVEC_MAX_MAP_INPUTS
         GPUVEC_MAX_THREADS_PER_BLOCK
 
     ctypedef enum gpuvec_dtype:
@@ -199,6 +200,19 @@ cdef extern from "gpuvec/kernels.h" nogil:
     gpuvec_status gpuvec_kernel_launch(gpuvec_kernel kernel, const gpuvec_kernel_arg* args,
                                        int n_args, const gpuvec_kernel_config* config,
                                        const gpuvec_launch* launch)
+
+    enum:
+        GPUVEC_MAP_KERNELS
+
+    ctypedef struct gpuvec_map_kernel:
+        gpuvec_kernel kernels[GPUVEC_MAP_KERNELS]
+        int n_inputs
+        gpuvec_dtype out_dtype
+        gpuvec_dtype in_dtypes[GPUVEC_MAX_MAP_INPUTS]
+
+    gpuvec_status gpuvec_map(const gpuvec_map_kernel* kernel, const gpuvec_array* out,
+                             const gpuvec_array* inputs, int n_inputs,
+                             const gpuvec_launch* launch)
 
     ctypedef struct gpuvec_nvrtc_output:
         char* image

@@ -45,8 +45,8 @@
 #include "../kit/backends.hpp"
 #include "../kit/dtype.hpp"
 #include "../kit/error.hpp"
-#include "../kit/walk.hpp"
 #include "check.cuh"
+#include "gpuvec/walk.hpp"
 #include "pinned_results.hpp"
 #include "staging.hpp"
 

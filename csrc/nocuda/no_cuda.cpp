@@ -76,6 +76,10 @@ void unload_library(void*) { not_built(); }
 void* find_kernel(void*, const char*) { not_built(); }
 void kernel_attributes(void*, gpuvec_kernel_attributes*) { not_built(); }
 void launch_kernel(void*, const gpuvec_kernel_config&, void**, gpuvec_stream) { not_built(); }
+void launch_map(void*, const MapPlan&, const void*, int64_t, void*, const void* const*, int, int,
+                gpuvec_stream) {
+  not_built();
+}
 void nvrtc_version(const char*, int*, int*) { not_built(); }
 NvrtcResult nvrtc_compile(const char*, const NvrtcProgram&) { not_built(); }
 
