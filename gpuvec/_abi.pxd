@@ -45,7 +45,6 @@ cdef extern from "gpuvec/gpuvec.h" nogil:
     gpuvec_status gpuvec_cuda_set_memory_limit(size_t bytes)
     gpuvec_status gpuvec_cuda_pinned_result_alloc(size_t bytes, void** block)
     gpuvec_status gpuvec_cuda_pinned_result_free(void* block)
-    gpuvec_status gpuvec_cuda_finish_background_work()
     gpuvec_status gpuvec_cuda_copy_to_device(void* dst, const void* src, size_t nbytes,
                                              gpuvec_stream stream)
     gpuvec_status gpuvec_cuda_copy_to_host(void* dst, const void* src, size_t nbytes,

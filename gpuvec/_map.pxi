@@ -118,7 +118,7 @@ def map_call(MapKernel kernel, tuple args, tuple names, out=None, stream=None):
                     status = gpuvec_map(&kernel.desc, &result_desc, ops.arrays, ops.count,
                                         &launch)
                 check(status)
-                _mark_stream_use(ops, result, <uintptr_t>launch.stream)
+                _mark_stream_use(ops, result, stream)
                 (<ArrayFields>result)._stream = stream  # the stream that last wrote it
         finally:
             _restore_device(previous)

@@ -12,8 +12,6 @@
 # need not be the current one: it is allocated, and later freed, with its own
 # device current (stream 0 means that device's default stream).
 
-import atexit
-
 cimport cython
 from cpython.buffer cimport PyBUF_FORMAT
 from libc.stdint cimport uintptr_t
@@ -240,17 +238,6 @@ cdef class PinnedHostMemory:
     def __dealloc__(self):
         if self.ptr != NULL:
             gpuvec_cuda_pinned_result_free(self.ptr)  # cannot fail: a lookup and a list
-
-
-def _finish_background_work():
-    """Waits for gpuvec's own threads (pinning a result block) before Python
-    exits, so that none is inside CUDA as it shuts down."""
-    with nogil:
-        gpuvec_cuda_finish_background_work()  # at exit there is no one to tell of a failure
-
-
-if gpuvec_cuda_built():
-    atexit.register(_finish_background_work)
 
 
 def set_memory_limit(size_t nbytes):

@@ -22,7 +22,6 @@ constexpr size_t kMaxBlockBytes = size_t{64} << 20;
 struct Block {
   void* ptr;
   size_t bytes;
-  cudaStream_t stream;  // freed on, and handed back to allocations on, this stream only
 };
 
 // The kept blocks of one device, oldest first.
@@ -36,15 +35,15 @@ Kept kept[kMaxDevices];
 
 Kept& kept_of(int device) { return kept[device >= 0 && device < kMaxDevices ? device : 0]; }
 
-void free_to_pool(const Block& b) { GPUVEC_CUDA_CHECK(cudaFreeAsync(b.ptr, b.stream)); }
+void free_to_pool(void* ptr) { GPUVEC_CUDA_CHECK(cudaFreeAsync(ptr, nullptr)); }
 
 }  // namespace
 
-void* take_freed_block(int device, size_t bytes, cudaStream_t stream) {
+void* take_freed_block(int device, size_t bytes) {
   Kept& k = kept_of(device);
   const std::lock_guard<std::mutex> lock(k.mutex);
   for (size_t i = k.blocks.size(); i-- > 0;) {
-    if (k.blocks[i].bytes == bytes && k.blocks[i].stream == stream) {
+    if (k.blocks[i].bytes == bytes) {
       void* ptr = k.blocks[i].ptr;
       k.blocks.erase(k.blocks.begin() + static_cast<std::ptrdiff_t>(i));
       k.bytes -= bytes;
@@ -54,42 +53,24 @@ void* take_freed_block(int device, size_t bytes, cudaStream_t stream) {
   return nullptr;
 }
 
-void keep_freed_block(int device, void* ptr, size_t bytes, cudaStream_t stream) {
-  const Block block{ptr, bytes, stream};
+void keep_freed_block(int device, void* ptr, size_t bytes) {
   if (bytes > kMaxBlockBytes || device < 0 || device >= kMaxDevices) {
-    free_to_pool(block);
+    free_to_pool(ptr);
     return;
   }
   Kept& k = kept_of(device);
-  Block oldest{nullptr, 0, nullptr};
+  void* oldest = nullptr;
   {
     const std::lock_guard<std::mutex> lock(k.mutex);
     if (k.blocks.size() == kMaxBlocks) {
-      oldest = k.blocks.front();
-      k.bytes -= oldest.bytes;
+      oldest = k.blocks.front().ptr;
+      k.bytes -= k.blocks.front().bytes;
       k.blocks.erase(k.blocks.begin());
     }
-    k.blocks.push_back(block);
+    k.blocks.push_back({ptr, bytes});
     k.bytes += bytes;
   }
-  if (oldest.ptr != nullptr) free_to_pool(oldest);
-}
-
-void release_freed_blocks_of(cudaStream_t stream) {
-  for (Kept& k : kept) {
-    std::vector<Block> blocks;
-    {
-      const std::lock_guard<std::mutex> lock(k.mutex);
-      for (size_t i = k.blocks.size(); i-- > 0;) {
-        if (k.blocks[i].stream == stream) {
-          blocks.push_back(k.blocks[i]);
-          k.bytes -= k.blocks[i].bytes;
-          k.blocks.erase(k.blocks.begin() + static_cast<std::ptrdiff_t>(i));
-        }
-      }
-    }
-    for (const Block& b : blocks) free_to_pool(b);
-  }
+  if (oldest != nullptr) free_to_pool(oldest);
 }
 
 void release_freed_blocks(int device) {
@@ -100,7 +81,7 @@ void release_freed_blocks(int device) {
     blocks.swap(k.blocks);
     k.bytes = 0;
   }
-  for (const Block& b : blocks) free_to_pool(b);
+  for (const Block& b : blocks) free_to_pool(b.ptr);
 }
 
 size_t freed_block_bytes(int device) {

@@ -540,7 +540,6 @@ void download(const void* device_src, gpuvec_dtype from, int64_t size, const Hos
           });
     });
   });
-  pin_wanted_result();  // for a later result of this size, now that no page faults compete
 }
 
 }  // namespace gpuvec::cuda

@@ -168,9 +168,6 @@ gpuvec_status gpuvec_cuda_pinned_result_alloc(size_t, void** block) {
 gpuvec_status gpuvec_cuda_pinned_result_free(void*) {
   return guard([] { gpuvec::cuda::not_built(); });
 }
-gpuvec_status gpuvec_cuda_finish_background_work(void) {
-  return guard([] { gpuvec::cuda::not_built(); });
-}
 gpuvec_status gpuvec_cuda_stream_create(gpuvec_stream* stream) {
   *stream = nullptr;
   return guard([] { gpuvec::cuda::not_built(); });

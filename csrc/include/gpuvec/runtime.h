@@ -71,17 +71,12 @@ gpuvec_status gpuvec_cuda_pool_release_cached(void);
 
 /* Pinned host memory for a download's result (DeviceArray.to_host()): a copy
  * from the device lands in it at the bus's full speed. *block is NULL where
- * pageable memory should serve instead: a small size, or one with no pinned
- * block ready (once the second download of a size has ended, a thread of
- * gpuvec's pins one, within a cap on the pinned memory held). A freed block
- * is kept for the next result of its size; gpuvec_cuda_pool_release_cached
- * frees kept blocks. */
+ * pageable memory should serve instead: a small size, one downloaded fewer
+ * than twice before (pinning costs several pageable downloads), or the pinned
+ * memory held would pass its cap. A freed block is kept for the next result
+ * of its size; gpuvec_cuda_pool_release_cached frees kept blocks. */
 gpuvec_status gpuvec_cuda_pinned_result_alloc(size_t bytes, void** block);
 gpuvec_status gpuvec_cuda_pinned_result_free(void* block);
-/* Waits for the work gpuvec does on threads of its own (pinning a result
- * block): called before the process exits, so that no thread is inside CUDA
- * as it shuts down. */
-gpuvec_status gpuvec_cuda_finish_background_work(void);
 
 /* Result slots: 16 bytes of pinned host memory that kernels write directly
  * (mapped memory, reached over the bus), for a reduction's one value. Once
