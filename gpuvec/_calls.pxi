@@ -918,7 +918,16 @@ cdef int _copy(object target, object source) except -1:
     _broadcast_to(a, ndim, shape)
     out_code = _code_of(target.dtype)
     _describe_result(&result_desc, target, ndim, shape, out_code)
-    stream = target._stream if isinstance(target, _DeviceArray) else None
+    # The copy queues behind the work that wrote the device data: on the
+    # target's stream, or for a download on the source's (a reduction on a
+    # gpuvec.Stream writes its result there, which the default stream does
+    # not wait for).
+    if isinstance(target, _DeviceArray):
+        stream = target._stream
+    elif isinstance(source, _DeviceArray):
+        stream = source._stream
+    else:
+        stream = None
     launch.stream = <gpuvec_stream>_stream_handle(stream)
     launch.threads_per_block = 0
     backend_device = (result_desc.memory == GPUVEC_MEMORY_DEVICE

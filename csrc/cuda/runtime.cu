@@ -105,7 +105,7 @@ void* allocate(size_t bytes, gpuvec_stream stream) {
   const cudaStream_t s = as_cuda_stream(stream);
   const int device = current_device();
   check_memory_limit(device, bytes);
-  if (s == nullptr && (ptr = take_freed_block(device, bytes)) != nullptr) {
+  if ((ptr = take_freed_block(device, bytes, s)) != nullptr) {
     handed_out[device].fetch_add(bytes, std::memory_order_relaxed);
     return ptr;
   }
@@ -136,11 +136,7 @@ void deallocate(void* ptr, size_t bytes, gpuvec_stream stream) {
   if (ptr == nullptr) return;
   const cudaStream_t s = as_cuda_stream(stream);
   handed_out[current_device()].fetch_sub(bytes, std::memory_order_relaxed);
-  if (s == nullptr) {
-    keep_freed_block(current_device(), ptr, bytes);
-  } else {
-    GPUVEC_CUDA_CHECK(cudaFreeAsync(ptr, s));
-  }
+  keep_freed_block(current_device(), ptr, bytes, s);
 }
 
 }  // namespace gpuvec::cuda
@@ -309,6 +305,7 @@ gpuvec_status gpuvec_cuda_stream_create(gpuvec_stream* stream) {
 gpuvec_status gpuvec_cuda_stream_destroy(gpuvec_stream stream) {
   return guard([&] {
     gpuvec::cuda::forget_reduction_scratch(as_cuda_stream(stream));
+    gpuvec::cuda::release_freed_blocks_of(as_cuda_stream(stream));
     GPUVEC_CUDA_CHECK(cudaStreamDestroy(as_cuda_stream(stream)));
   });
 }
