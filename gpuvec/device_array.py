@@ -567,6 +567,22 @@ class DeviceArray(_core.ArrayFields):
         # pageable copy, and a strided array is gathered on the way.
         return _core.to_host(self)
 
+    # -- copies and pickling ------------------------------------------------------------------
+    #
+    # A DeviceArray pickles by value: its data is copied to the host, and
+    # unpickling copies it to the current device of the process that loads it
+    # (a Dask worker's GPU, say), where an address from another process would
+    # mean nothing. As NumPy's, the copy is C-contiguous and writable.
+
+    def __reduce__(self):
+        return _unpickle, (self.to_host(),)
+
+    def __copy__(self) -> DeviceArray:
+        return self.copy()  # on the device: no round trip through a pickle
+
+    def __deepcopy__(self, memo) -> DeviceArray:
+        return self.copy()
+
     def __array__(self, dtype=None, copy=None):
         result = self.to_host()
         return result if dtype is None else result.astype(dtype, copy=False)
@@ -886,6 +902,13 @@ NUMPY_FUNCTIONS: dict = {}
 # The array types __array_function__ answers for; NumPy arrays among
 # DeviceArrays get gpuvec's error, which says to copy them to the device.
 _ARRAY_TYPES = (DeviceArray, np.ndarray)
+
+
+def _unpickle(data: np.ndarray) -> DeviceArray:
+    """A pickled DeviceArray's data, copied to the current device in its own dtype."""
+    # An explicit float dtype, so that a precision set where it is loaded
+    # cannot change it; bool data stays bool without one.
+    return _core.to_device(data, None if data.dtype == np.bool_ else data.dtype)
 
 
 def _is_bool_operand(value) -> bool:
