@@ -98,6 +98,7 @@ UNARY = {
     "ceil": np.ceil,
     "round": np.rint,  # halves to even, as gpuvec's round and numpy.round
     "sign": np.sign,
+    "trunc": np.trunc,
     "exp": np.exp,
     "log": np.log,
     "log1p": np.log1p,
@@ -148,7 +149,7 @@ NUMPY = {**UNARY, **BINARY}
 # Correctly rounded (or a choice of elements, or a truth value): gpuvec must
 # give NumPy's bits, the sign of zero included.
 EXACT = {"add", "subtract", "multiply", "divide", "maximum", "minimum", "where"}
-EXACT |= {"negative", "abs", "sqrt", "floor", "ceil", "round", "sign", *TRUTH}
+EXACT |= {"negative", "abs", "sqrt", "floor", "ceil", "round", "sign", "trunc", *TRUTH}
 # The float64 references of the others, which must be within ULPS[name].
 REFERENCE64 = {**NUMPY, "sigmoid": sigmoid64}
 

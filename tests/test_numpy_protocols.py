@@ -36,7 +36,7 @@ def check(result, expected, dtype=None):
 # -- ufuncs ------------------------------------------------------------------------------------
 
 UNARY = ["negative", "absolute", "sqrt", "exp", "log", "log1p", "expm1", "sin", "cos", "tan"]
-UNARY += ["arcsin", "arccos", "arctan", "tanh", "floor", "ceil", "rint", "sign"]
+UNARY += ["arcsin", "arccos", "arctan", "tanh", "floor", "ceil", "rint", "sign", "trunc"]
 BINARY = ["add", "subtract", "multiply", "divide", "power", "maximum", "minimum", "hypot"]
 BINARY += ["arctan2"]
 COMPARE = ["equal", "not_equal", "less", "less_equal", "greater", "greater_equal"]
