@@ -18,7 +18,7 @@ from numpy.exceptions import AxisError
 from numpy.lib.stride_tricks import as_strided
 
 from gpuvec import _core
-from gpuvec._dtypes import check_array_dtype, scalar_arg
+from gpuvec._dtypes import check_array_dtype, is_integer_dtype, scalar_arg
 from gpuvec._table import ELEMENTWISE
 from gpuvec.device import Device
 
@@ -507,7 +507,23 @@ class DeviceArray(_core.ArrayFields):
         return self.astype(self._dtype)
 
     def astype(self, dtype) -> DeviceArray:
-        """A copy converted to float32, float64 or bool (true where nonzero)."""
+        """A copy converted to float32, float64 or bool (true where nonzero).
+
+        An integer dtype (``np.int64``, ...) gives whole numbers, rounded
+        toward zero as NumPy's cast does, held in float64: DeviceArrays hold
+        no integers. They are exact up to 2**53; values that no integer
+        dtype can hold (NaN, inf, or beyond its range) stay as they are,
+        where NumPy's cast gives undefined values.
+
+        Examples
+        --------
+        >>> import numpy as np, gpuvec
+        >>> gpuvec.to_device(np.array([-1.5, 0.5, 2.7])).astype(np.int64)
+        DeviceArray([-1.,  0.,  2.], dtype=float64)
+        """
+        if is_integer_dtype(dtype):
+            whole = _OP["trunc"]
+            return _core.elementwise(whole, (self,), _X, None, np.float64, None, self._stream)
         result = _core.new_array(
             self._shape, check_array_dtype(dtype), self._stream, device=self._device
         )
