@@ -146,6 +146,10 @@ class DeviceArray(_core.ArrayFields):
     # where the short paths read them as C struct members.
     __slots__ = ()
 
+    # Above NumPy arrays' 0.0: libraries that pick the array type of a mixed
+    # pair by it (Dask, to join chunks) pick gpuvec's functions.
+    __array_priority__ = 1.0
+
     # -- NumPy's protocols ------------------------------------------------------------------
     #
     # np.add(d, d), np.sum(d), np.concatenate([d, e]) ... run gpuvec's function
