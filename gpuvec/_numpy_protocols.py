@@ -29,7 +29,8 @@ The functions, with NumPy's signatures: ``sum``, ``mean``, ``std``,
 ``var``, ``min``/``amin``, ``max``/``amax``, ``prod``, ``nansum``,
 ``nanmean`` (``axis``, ``dtype``, ``keepdims``, ``ddof``), ``any``,
 ``all``, ``argmin``, ``argmax``, ``count_nonzero`` (the last three give
-host integers, as gpuvec's do: DeviceArrays hold no integers); ``dot`` of
+host integers, as gpuvec's do: DeviceArrays hold no integers; NumPy's
+integers, as NumPy's functions do, where gpuvec's give Python ints); ``dot`` of
 two vectors, ``vdot``, and ``tensordot`` where it contracts every axis;
 ``where`` of three arguments; ``clip``; ``round`` to whole numbers;
 ``linalg.norm`` with ``ord`` None, 2 (vectors) or ``"fro"`` (matrices);
@@ -60,6 +61,7 @@ TypeError: no implementation found for 'numpy.sort' on types that implement __ar
 
 from __future__ import annotations
 
+import functools
 import inspect
 import operator
 
@@ -267,6 +269,18 @@ def _size(a, axis=None):
     return a.size if axis is None else a.shape[axis]
 
 
+def _numpy_integer(function):
+    """``function``, whose Python int result (an index or a count over every
+    axis) comes back as NumPy's function gives it: a NumPy integer (np.intp)."""
+
+    @functools.wraps(function)
+    def call(*args, **kwargs):
+        result = function(*args, **kwargs)
+        return np.intp(result) if type(result) is int else result
+
+    return call
+
+
 def _tensordot(a, b, axes=2):
     """np.tensordot that contracts every axis of both arrays: the dot product of
     their elements, paired by ``axes``. Other contractions are matrix
@@ -341,14 +355,14 @@ NUMPY_FUNCTIONS.update(
             np.amin: reductions.min,
             np.max: reductions.max,
             np.amax: reductions.max,
-            np.argmin: reductions.argmin,
-            np.argmax: reductions.argmax,
+            np.argmin: _numpy_integer(reductions.argmin),
+            np.argmax: _numpy_integer(reductions.argmax),
             np.prod: reductions.prod,
             np.nansum: reductions.nansum,
             np.nanmean: reductions.nanmean,
             np.any: reductions.any,
             np.all: reductions.all,
-            np.count_nonzero: reductions.count_nonzero,
+            np.count_nonzero: _numpy_integer(reductions.count_nonzero),
             np.dot: _dot,
             np.tensordot: _tensordot,
             np.vdot: reductions.dot,

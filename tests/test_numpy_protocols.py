@@ -286,6 +286,8 @@ def test_index_and_truth_functions(backend, rng):
     d = gpuvec.to_device(x)
     assert np.argmax(d) == np.argmax(x)
     assert np.argmin(d) == np.argmin(x)
+    for function in (np.argmax, np.argmin, np.count_nonzero):  # NumPy's integer type, too
+        assert type(function(d)) is type(function(x)), function
     np.testing.assert_array_equal(np.argmax(d, axis=1), np.argmax(x, axis=1))
     np.testing.assert_array_equal(np.argmin(d, axis=0), np.argmin(x, axis=0))
     assert np.count_nonzero(d) == np.count_nonzero(x)

@@ -1,0 +1,212 @@
+"""Dask arrays with gpuvec: data larger than the device, on one GPU or several.
+
+``import gpuvec.dask`` registers :class:`gpuvec.DeviceArray` with Dask as a
+chunk type, so a Dask array's chunks can live on the device, and provides
+:func:`to_device` and :func:`to_host` to move them there and back. Dask is
+an optional extra (``pip install "gpuvec[dask]"``); ``import gpuvec`` does
+not import it.
+
+gpuvec works with Dask in two ways:
+
+- **NumPy chunks, gpuvec functions.** ``x.map_blocks(gpuvec.exp)`` runs a
+  gpuvec function on each NumPy chunk: the chunk goes to the device through
+  the pinned staging buffers and the result comes back, a NumPy chunk. Each
+  call moves its data both ways.
+- **DeviceArray chunks.** ``to_device(x)`` makes each chunk a DeviceArray;
+  Dask's own operators, ufuncs and reductions (``x + 1``, ``np.exp(x)``,
+  ``x.mean(axis=0)``, ``x.std()``, ``x.max()``, ...) then run gpuvec's
+  kernels on them, and their results stay on the device until
+  :func:`to_host`. A pipeline moves each chunk to the device once.
+
+Both are lazy: nothing is read, copied or computed until Dask computes the
+result. Each chunk goes to the current device of the thread or process that
+computes it; on a ``dask_cuda.LocalCUDACluster``, which gives each worker one
+GPU as its device 0, that is the worker's own GPU. Workers send each other
+DeviceArray chunks by value (a DeviceArray pickles through the host).
+
+What gpuvec lacks, Dask cannot run on DeviceArray chunks either (``cumsum``,
+``sort``, matrix products, index arrays): NumPy raises its TypeError, rather
+than gpuvec copying the chunk to the host. DeviceArrays hold no integers, so
+counts that Dask makes in int64 (``(x > 0).sum()``, ``da.count_nonzero``)
+are whole numbers in float64 (see :doc:`numpy-differences`, 9); the index
+reductions (``argmax``, ``argmin``) give NumPy integers, as gpuvec's do.
+
+Examples
+--------
+>>> import numpy as np, dask.array as da, gpuvec, gpuvec.dask
+>>> x = da.from_array(np.arange(12.0).reshape(3, 4), chunks=(2, 3))
+>>> d = gpuvec.dask.to_device(x)  # lazy: a Dask array of DeviceArray chunks
+>>> type(d._meta).__name__
+'DeviceArray'
+>>> y = gpuvec.dask.to_host(np.sqrt(d) * 2 + 1)
+>>> np.allclose(y.compute(), np.sqrt(np.arange(12.0).reshape(3, 4)) * 2 + 1)
+True
+>>> s = d.std()  # Dask's reduction, run by gpuvec on the device
+>>> abs(float(s.compute()) - np.arange(12.0).std()) < 1e-12
+True
+>>> x.map_blocks(gpuvec.exp).compute()[0, :2]  # NumPy chunks through gpuvec
+array([1.        , 2.71828183])
+"""
+
+from __future__ import annotations
+
+import copyreg
+import math
+import uuid
+
+import dask.array as da
+import numpy as np
+from dask.array.dispatch import (
+    concatenate_lookup,
+    empty_lookup,
+    numel_lookup,
+    tensordot_lookup,
+    to_numpy_dispatch,
+)
+from dask.base import normalize_token
+from dask.sizeof import sizeof
+
+import gpuvec
+from gpuvec.device_array import DeviceArray, _unpickle
+from gpuvec.manipulation import _axes
+
+__all__ = ["to_device", "to_host"]
+
+
+def to_device(x, dtype=None):
+    """A Dask array whose chunks are ``x``'s, copied to the device: lazily.
+
+    Parameters
+    ----------
+    x : dask.array.Array
+        Any real dtype, with NumPy chunks (or DeviceArrays, kept as they are).
+    dtype : {numpy.float32, numpy.float64}, optional
+        The chunks' dtype on the device; by default gpuvec's dtype policy:
+        float32 and bool stay, other dtypes become float64. It is decided
+        here, so a :func:`gpuvec.precision` in force where the chunks are
+        computed does not change it.
+
+    Returns
+    -------
+    dask.array.Array
+        Of ``x``'s shape and chunks, with DeviceArray chunks. Nothing is
+        copied until it is computed; each chunk is copied then, through the
+        pinned staging buffers, to the current device of whichever thread
+        or worker computes it.
+
+    Raises
+    ------
+    TypeError
+        ``x`` is not a Dask array, or ``dtype`` is not float32 or float64.
+
+    Examples
+    --------
+    >>> import numpy as np, dask.array as da, gpuvec.dask
+    >>> x = da.ones((1000, 100), chunks=(250, 100), dtype=np.float32)
+    >>> d = gpuvec.dask.to_device(x)
+    >>> d.dtype, d.chunks[0]
+    (dtype('float32'), (250, 250, 250, 250))
+    >>> d.sum(axis=0).compute()[:3]  # a DeviceArray: it stayed on the device
+    DeviceArray([1000., 1000., 1000.], dtype=float32)
+    """
+    _check_dask_array(x, "to_device")
+    # The policy decides the dtype once, on a chunk of no elements.
+    meta = gpuvec.to_device(np.empty((0,) * x.ndim, x.dtype), dtype)
+    if isinstance(x._meta, DeviceArray) and x.dtype == meta.dtype:
+        return x
+    chunk_dtype = None if meta.dtype == np.bool_ else meta.dtype  # bool stays bool by itself
+    return x.map_blocks(
+        _upload, chunk_dtype, dtype=meta.dtype, meta=meta, token="gpuvec-to-device"
+    )
+
+
+def to_host(x):
+    """A Dask array whose chunks are ``x``'s, copied to the host as NumPy arrays: lazily.
+
+    Parameters
+    ----------
+    x : dask.array.Array
+        With DeviceArray chunks (NumPy chunks are kept as they are).
+
+    Returns
+    -------
+    dask.array.Array
+        Of ``x``'s shape and chunks, with NumPy chunks. Each chunk is copied
+        where it is computed: on a cluster, each worker sends NumPy data.
+
+    Raises
+    ------
+    TypeError
+        ``x`` is not a Dask array.
+
+    Examples
+    --------
+    >>> import numpy as np, dask.array as da, gpuvec.dask
+    >>> d = gpuvec.dask.to_device(da.arange(6.0, chunks=4))
+    >>> gpuvec.dask.to_host(d * 10).compute()
+    array([ 0., 10., 20., 30., 40., 50.])
+    """
+    _check_dask_array(x, "to_host")
+    meta = np.empty((0,) * x.ndim, x.dtype)
+    return x.map_blocks(gpuvec.asnumpy, dtype=x.dtype, meta=meta, token="gpuvec-to-host")
+
+
+def _check_dask_array(x, function: str) -> None:
+    if not isinstance(x, da.Array):
+        raise TypeError(
+            f"x must be a dask.array.Array, got {type(x).__name__}: gpuvec.dask.{function} "
+            "takes a Dask array (make one with dask.array.from_array)"
+        )
+
+
+def _upload(block, dtype):
+    """One chunk, copied to the current device (the task that to_device adds)."""
+    return gpuvec.to_device(block, dtype)
+
+
+def _numel(x, axis=None, keepdims=False, dtype=None, **_):
+    """Dask's count of the elements that a reduction reads (for ``mean``, ``var``):
+    a DeviceArray of the reduction's shape, on ``x``'s device, as Dask's own
+    counts are arrays of the chunk's type where that type allows it."""
+    axes = tuple(range(x.ndim)) if axis is None else _axes(axis, x.ndim)
+    count = math.prod(x.shape[a] for a in axes)
+    if keepdims:
+        shape = tuple(1 if a in axes else n for a, n in enumerate(x.shape))
+    else:
+        shape = tuple(n for a, n in enumerate(x.shape) if a not in axes)
+    return np.full_like(x, count, dtype=dtype or np.float64, shape=shape)
+
+
+def _token(x):
+    """A Dask token for a DeviceArray, without reading its data.
+
+    Dask hashes a NumPy array's bytes; for a DeviceArray that would copy
+    it to the host (and its fallback, pickling, would copy it there and
+    back). A fresh token keeps Dask from merging tasks of an array whose
+    data changed; an array of no elements has nothing to change.
+    """
+    if x.size == 0:
+        return ("gpuvec.DeviceArray", x.shape, x.dtype.str)
+    return uuid.uuid4().hex
+
+
+def _pickle_here(x):
+    """DeviceArray's pickle (by value), loaded through this module: a process that
+    loads a DeviceArray pickled where Dask runs gpuvec (a Dask worker receiving
+    a chunk) imports gpuvec.dask, and so registers gpuvec with its Dask too."""
+    return _load, (x.to_host(),)
+
+
+def _load(data):
+    return _unpickle(data)
+
+
+da.register_chunk_type(DeviceArray)
+concatenate_lookup.register(DeviceArray, gpuvec.concatenate)
+tensordot_lookup.register(DeviceArray, np.tensordot)  # gpuvec's, through __array_function__
+empty_lookup.register(DeviceArray, gpuvec.empty)
+numel_lookup.register(DeviceArray, _numel)
+to_numpy_dispatch.register(DeviceArray, gpuvec.asnumpy)  # x.to_backend("numpy")
+sizeof.register(DeviceArray, lambda x: x.nbytes)
+normalize_token.register(DeviceArray, _token)
+copyreg.pickle(DeviceArray, _pickle_here)
