@@ -42,7 +42,7 @@ Examples
 >>> np.allclose(y.compute(), np.sqrt(np.arange(12.0).reshape(3, 4)) * 2 + 1)
 True
 >>> s = d.std()  # Dask's reduction, run by gpuvec on the device
->>> abs(float(s.compute()) - np.arange(12.0).std()) < 1e-12
+>>> bool(abs(float(s.compute()) - np.arange(12.0).std()) < 1e-12)
 True
 >>> x.map_blocks(gpuvec.exp).compute()[0, :2]  # NumPy chunks through gpuvec
 array([1.        , 2.71828183])
