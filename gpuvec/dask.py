@@ -63,7 +63,7 @@ from dask.array.dispatch import (
     tensordot_lookup,
     to_numpy_dispatch,
 )
-from dask.base import normalize_token
+from dask.base import normalize_token, tokenize
 from dask.sizeof import sizeof
 
 import gpuvec
@@ -115,9 +115,8 @@ def to_device(x, dtype=None):
     if isinstance(x._meta, DeviceArray) and x.dtype == meta.dtype:
         return x
     chunk_dtype = None if meta.dtype == np.bool_ else meta.dtype  # bool stays bool by itself
-    return x.map_blocks(
-        _upload, chunk_dtype, dtype=meta.dtype, meta=meta, token="gpuvec-to-device"
-    )
+    name = f"gpuvec-to-device-{tokenize(x, chunk_dtype)}"
+    return x.map_blocks(_upload, chunk_dtype, dtype=meta.dtype, meta=meta, name=name)
 
 
 def to_host(x):
@@ -148,7 +147,8 @@ def to_host(x):
     """
     _check_dask_array(x, "to_host")
     meta = np.empty((0,) * x.ndim, x.dtype)
-    return x.map_blocks(gpuvec.asnumpy, dtype=x.dtype, meta=meta, token="gpuvec-to-host")
+    name = f"gpuvec-to-host-{tokenize(x)}"
+    return x.map_blocks(gpuvec.asnumpy, dtype=x.dtype, meta=meta, name=name)
 
 
 def _check_dask_array(x, function: str) -> None:

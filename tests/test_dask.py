@@ -100,7 +100,8 @@ def test_nothing_is_read_or_copied_before_compute(backend, data, copies_to_host,
     assert copies_to_host == []
     results = dask.compute(*pipeline)
     assert len(reads) >= d.npartitions
-    np.testing.assert_allclose(results[0], np.exp(data / 10) * 2 - data.mean(axis=0))
+    expected = np.exp(data / 10) * 2 - data.mean(axis=0)
+    np.testing.assert_allclose(results[0], expected, rtol=1e-12, atol=1e-12)
     np.testing.assert_allclose(float(results[1]), data.std(), rtol=1e-10)
 
 
@@ -239,7 +240,7 @@ def test_moment_and_norm(backend, data):
     d = gpuvec_dask.to_device(da.from_array(data, chunks=CHUNKS))
     third = da.moment(d, 3, axis=0).compute()
     np.testing.assert_allclose(
-        third.to_host(), np.mean((data - data.mean(axis=0)) ** 3, axis=0), rtol=1e-10
+        third.to_host(), np.mean((data - data.mean(axis=0)) ** 3, axis=0), rtol=1e-10, atol=1e-9
     )
     for axis in (None, 1):
         norm = da.linalg.norm(d, axis=axis).compute()
@@ -278,7 +279,7 @@ def test_dot_of_vectors(backend, rng):
     dx, dy = (gpuvec_dask.to_device(da.from_array(v, chunks=97)) for v in (x, y))
     result = dx.dot(dy).compute()
     assert isinstance(result, gpuvec.DeviceArray)
-    np.testing.assert_allclose(float(result), x @ y, rtol=1e-12)
+    np.testing.assert_allclose(float(result), x @ y, rtol=1e-12, atol=1e-10)
 
 
 @pytest.mark.parametrize(
@@ -317,7 +318,7 @@ def test_numpy_chunks_through_gpuvec_functions(backend, rng):
     for name, (result, expected) in results.items():
         assert type(result._meta) is np.ndarray, name
         assert all(type(c) is np.ndarray for c in blocks(result)), name
-        np.testing.assert_allclose(result.compute(), expected, rtol=1e-6, err_msg=name)
+        np.testing.assert_allclose(result.compute(), expected, rtol=1e-6, atol=1e-6, err_msg=name)
     with np.errstate(invalid="ignore"):
         np.testing.assert_allclose(
             dx.map_blocks(lambda b: gpuvec.sqrt(b, dtype=np.float32)).compute(),
@@ -399,10 +400,10 @@ def test_local_cluster_of_two_processes(cluster_env, data, rng):
         joined = gpuvec_dask.to_host(d.rechunk((101, 29)).sum(axis=0)).compute()
         assert all(client.run(lambda: "gpuvec.dask" in sys.modules).values())
     assert isinstance(mean, gpuvec.DeviceArray)
-    np.testing.assert_allclose(mean.to_host(), data.mean(axis=0), rtol=1e-12)
+    np.testing.assert_allclose(mean.to_host(), data.mean(axis=0), rtol=1e-12, atol=1e-13)
     np.testing.assert_allclose(float(std), data.std(), rtol=1e-12)
-    np.testing.assert_allclose(scaled, (data - data.mean(axis=0)) * 2, rtol=1e-12)
-    np.testing.assert_allclose(joined, data.sum(axis=0), rtol=1e-12)
+    np.testing.assert_allclose(scaled, (data - data.mean(axis=0)) * 2, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(joined, data.sum(axis=0), rtol=1e-12, atol=1e-12)
 
 
 @pytest.mark.cuda
@@ -419,5 +420,5 @@ def test_local_cuda_cluster(data):
         assert set(devices.values()) == {("cuda", 0)}
         d = gpuvec_dask.to_device(da.from_array(data, chunks=CHUNKS))
         mean, scaled = client.compute([d.mean(axis=0), gpuvec_dask.to_host(d * 2)], sync=True)
-    np.testing.assert_allclose(mean.to_host(), data.mean(axis=0), rtol=1e-12)
+    np.testing.assert_allclose(mean.to_host(), data.mean(axis=0), rtol=1e-12, atol=1e-13)
     np.testing.assert_array_equal(scaled, data * 2)
