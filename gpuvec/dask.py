@@ -24,6 +24,11 @@ computes it; on a ``dask_cuda.LocalCUDACluster``, which gives each worker one
 GPU as its device 0, that is the worker's own GPU. Workers send each other
 DeviceArray chunks by value (a DeviceArray pickles through the host).
 
+For data on disk, :func:`from_npy` reads a ``.npy`` file in chunks and
+:func:`to_npy` writes one, each chunk in the process that computes it: with
+them, a pipeline runs over an array several times larger than the device's
+memory (or the host's), on Dask's threads or on a cluster.
+
 What gpuvec lacks, Dask cannot run on DeviceArray chunks either (``cumsum``,
 ``sort``, matrix products, index arrays): NumPy raises its TypeError, rather
 than gpuvec copying the chunk to the host. DeviceArrays hold no integers, so
@@ -52,6 +57,7 @@ from __future__ import annotations
 
 import copyreg
 import math
+import os
 import uuid
 
 import dask.array as da
@@ -70,7 +76,7 @@ import gpuvec
 from gpuvec.device_array import DeviceArray, _unpickle
 from gpuvec.manipulation import _axes
 
-__all__ = ["to_device", "to_host"]
+__all__ = ["from_npy", "to_device", "to_host", "to_npy"]
 
 
 def to_device(x, dtype=None):
@@ -149,6 +155,99 @@ def to_host(x):
     meta = np.empty((0,) * x.ndim, x.dtype)
     name = f"gpuvec-to-host-{tokenize(x)}"
     return x.map_blocks(gpuvec.asnumpy, dtype=x.dtype, meta=meta, name=name)
+
+
+def from_npy(path, chunks="auto"):
+    """A ``.npy`` file as a Dask array: each chunk is read, from a memory map of
+    the file, where it is computed.
+
+    A ``np.memmap`` serves Dask's threads well, but a task graph for worker
+    processes would carry its whole data (a memmap pickles its contents);
+    this array carries the file's path instead, so each worker reads its own
+    chunks from the disk.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        A ``.npy`` file (``np.save``, ``np.lib.format.open_memmap``).
+    chunks : int, tuple, str or dict, optional
+        As for :func:`dask.array.from_array`.
+
+    Returns
+    -------
+    dask.array.Array
+        Of the file's shape and dtype, with NumPy chunks; lazy.
+
+    Examples
+    --------
+    >>> import os, tempfile, numpy as np, gpuvec.dask
+    >>> path = os.path.join(tempfile.mkdtemp(), "x.npy")
+    >>> np.save(path, np.arange(10.0))
+    >>> x = gpuvec.dask.from_npy(path, chunks=4)
+    >>> x.chunks, float(gpuvec.dask.to_device(x).sum().compute())
+    (((4, 4, 2),), 45.0)
+    """
+    file = _NpyFile(path)
+    meta = np.empty((0,) * len(file.shape), file.dtype)
+    return da.from_array(file, chunks=chunks, asarray=True, fancy=False, meta=meta)
+
+
+def to_npy(x, path, *, compute=True):
+    """Writes ``x`` to a new ``.npy`` file, each chunk where it is computed.
+
+    Parameters
+    ----------
+    x : dask.array.Array
+        NumPy or DeviceArray chunks (a DeviceArray chunk is copied to the
+        host, as by :func:`to_host`, on its worker).
+    path : str or os.PathLike
+        The file to create (or overwrite), of ``x``'s shape and dtype.
+    compute : bool, optional
+        False returns the writing as a Dask Delayed to compute later (with
+        other work, say), as :func:`dask.array.store` does.
+
+    Returns
+    -------
+    None or dask.delayed.Delayed
+
+    Examples
+    --------
+    >>> import os, tempfile, numpy as np, dask.array as da, gpuvec.dask
+    >>> path = os.path.join(tempfile.mkdtemp(), "y.npy")
+    >>> d = gpuvec.dask.to_device(da.arange(6.0, chunks=4))
+    >>> gpuvec.dask.to_npy(np.sqrt(d), path)
+    >>> np.load(path)[-2:]
+    array([2.        , 2.23606798])
+    """
+    _check_dask_array(x, "to_npy")
+    # The whole file, at once: the chunks fill in their parts of it.
+    np.lib.format.open_memmap(path, mode="w+", dtype=x.dtype, shape=x.shape)
+    return da.store(to_host(x), _NpyFile(path), lock=False, compute=compute)
+
+
+class _NpyFile:
+    """A ``.npy`` file, read and written in parts through memory maps of it.
+
+    What :func:`from_npy` and :func:`to_npy` give Dask: ``file[key]`` reads a
+    part, ``file[key] = chunk`` writes one, in whichever process computes it.
+    It pickles as its path.
+    """
+
+    def __init__(self, path):
+        self.path = os.fspath(path)
+        header = np.load(self.path, mmap_mode="r")
+        self.shape, self.dtype, self.ndim = header.shape, header.dtype, header.ndim
+
+    def __getitem__(self, key):
+        return np.load(self.path, mmap_mode="r")[key]
+
+    def __setitem__(self, key, value):
+        np.load(self.path, mmap_mode="r+")[key] = value
+
+    def __dask_tokenize__(self):
+        # The file's state, so that Dask never reuses a result of older contents.
+        stat = os.stat(self.path)
+        return ("gpuvec.dask.npy", self.path, stat.st_mtime_ns, stat.st_size)
 
 
 def _check_dask_array(x, function: str) -> None:

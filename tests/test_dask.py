@@ -343,6 +343,36 @@ def test_out_of_core_pipeline_on_memmaps(backend, rng, tmp_path):
     np.testing.assert_allclose(np.load(tmp_path / "y.npy"), expected, rtol=1e-4, atol=1e-5)
 
 
+def test_npy_files_in_and_out(backend, rng, tmp_path, copies_to_host):
+    x = random_array(rng, (1003, 17), np.float32)
+    np.save(tmp_path / "x.npy", x)
+    source = gpuvec_dask.from_npy(tmp_path / "x.npy", chunks=(97, 17))
+    assert (source.shape, source.dtype, source.chunks[0][-1]) == (x.shape, x.dtype, 33)
+    d = gpuvec_dask.to_device(source)
+    gpuvec_dask.to_npy(np.tanh(d / 4) + 1, tmp_path / "y.npy")
+    assert len(copies_to_host) == d.npartitions  # one copy of each chunk, to be written
+    expected = np.tanh(x.astype(np.float64) / 4) + 1
+    np.testing.assert_allclose(np.load(tmp_path / "y.npy"), expected, rtol=1e-6, atol=1e-6)
+    delayed = gpuvec_dask.to_npy(source * 2, tmp_path / "z.npy", compute=False)
+    assert not np.load(tmp_path / "z.npy").any()  # made, not yet written
+    delayed.compute()
+    np.testing.assert_array_equal(np.load(tmp_path / "z.npy"), x * 2)
+
+
+def test_npy_graphs_carry_paths_not_data(tmp_path):
+    """A np.memmap in a task graph pickles its whole data; from_npy's graph does not."""
+    np.save(tmp_path / "big.npy", np.zeros((1 << 20,)))  # 8 MB
+    graph = dict(gpuvec_dask.from_npy(tmp_path / "big.npy", chunks=1 << 16).__dask_graph__())
+    assert len(pickle.dumps(graph)) < 100_000
+
+
+def test_npy_errors(tmp_path):
+    with pytest.raises(TypeError, match=r"x must be a dask\.array\.Array, got ndarray"):
+        gpuvec_dask.to_npy(np.ones(3), tmp_path / "y.npy")
+    with pytest.raises(FileNotFoundError):
+        gpuvec_dask.from_npy(tmp_path / "missing.npy")
+
+
 # -- what Dask needs of a chunk type ------------------------------------------------------------
 
 
@@ -382,7 +412,7 @@ def cluster_env(backend, monkeypatch):
     return backend
 
 
-def test_local_cluster_of_two_processes(cluster_env, data, rng):
+def test_local_cluster_of_two_processes(cluster_env, data, tmp_path):
     distributed = pytest.importorskip("distributed")
     x = da.from_array(data, chunks=CHUNKS)
     with (
@@ -396,6 +426,9 @@ def test_local_cluster_of_two_processes(cluster_env, data, rng):
         mean, std, scaled = client.compute(
             [d.mean(axis=0), d.std(), gpuvec_dask.to_host((d - d.mean(axis=0)) * 2)], sync=True
         )
+        np.save(tmp_path / "x.npy", data)
+        on_disk = gpuvec_dask.to_device(gpuvec_dask.from_npy(tmp_path / "x.npy", CHUNKS))
+        gpuvec_dask.to_npy(on_disk * 3, tmp_path / "y.npy")  # each worker writes its chunks
         # A rechunk joins chunks of both workers: DeviceArrays travel between them.
         joined = gpuvec_dask.to_host(d.rechunk((101, 29)).sum(axis=0)).compute()
         assert all(client.run(lambda: "gpuvec.dask" in sys.modules).values())
@@ -404,6 +437,7 @@ def test_local_cluster_of_two_processes(cluster_env, data, rng):
     np.testing.assert_allclose(float(std), data.std(), rtol=1e-12)
     np.testing.assert_allclose(scaled, (data - data.mean(axis=0)) * 2, rtol=1e-12, atol=1e-12)
     np.testing.assert_allclose(joined, data.sum(axis=0), rtol=1e-12, atol=1e-12)
+    np.testing.assert_array_equal(np.load(tmp_path / "y.npy"), data * 3)
 
 
 @pytest.mark.cuda
