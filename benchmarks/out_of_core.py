@@ -69,7 +69,9 @@ def parse_args(argv=None) -> argparse.Namespace:
     parser.add_argument("--threads", type=int, default=2, help="threads per gpuvec worker")
     parser.add_argument("--dir", help="where to write the data (default: the temp folder)")
     parser.add_argument("--keep", action="store_true", help="keep the files (and reuse them)")
-    parser.add_argument("--progress", action="store_true", help="show Dask's progress bars")
+    parser.add_argument(
+        "--progress", action="store_true", help="show Dask's progress bars (threads only)"
+    )
     return parser.parse_args(argv)
 
 
@@ -211,39 +213,51 @@ def run_passes(source: Path, target: Path, chunk_rows: int, on_device: bool, pro
     }
 
 
+def scheduler_kind(args) -> tuple[str, int]:
+    """How gpuvec's passes run, and on how many GPUs: "LocalCluster" (--workers
+    processes, sharing the current GPU), "LocalCUDACluster" (one worker per GPU,
+    where dask_cuda and a GPU are there) or "threads" (Dask's, in this process)."""
+    if args.workers:
+        return "LocalCluster", 1
+    if gpuvec.backend() == "cuda":
+        with contextlib.suppress(ImportError):
+            import dask_cuda  # noqa: F401
+
+            return "LocalCUDACluster", len(gpuvec.devices())
+    return "threads", 1
+
+
 @contextlib.contextmanager
-def gpuvec_scheduler(args, gpus: int, budget: int):
-    """Where gpuvec's passes run, as a description; its workers' device memory capped."""
+def gpuvec_scheduler(kind: str, args, budget: int):
+    """Runs the block on ``kind``'s scheduler, gpuvec's device memory capped; yields
+    a description of it."""
     # Workers on one GPU share its budget; each of LocalCUDACluster's has a GPU.
     os.environ["GPUVEC_MEMORY_LIMIT"] = str(budget // (args.workers or 1))
     set_limit = getattr(gpuvec, "set_memory_limit", None)  # this process's, where gpuvec has it
     if set_limit is not None:
         set_limit(budget)
-    dask_cuda = None
-    if not args.workers and gpuvec.backend() == "cuda":
-        with contextlib.suppress(ImportError):
-            import dask_cuda
-    if args.workers or dask_cuda is not None:
-        import distributed
-
-        if args.workers:
-            cluster = distributed.LocalCluster(
-                n_workers=args.workers,
-                threads_per_worker=args.threads,
-                processes=True,
-                dashboard_address=None,
-            )
-            where = f"LocalCluster, {args.workers} workers x {args.threads} threads"
-        else:
-            cluster = dask_cuda.LocalCUDACluster(
-                threads_per_worker=args.threads, dashboard_address=None
-            )
-            where = f"LocalCUDACluster, {gpus} GPU(s) x {args.threads} threads"
-        with cluster, distributed.Client(cluster):
-            yield where
-    else:
+    if kind == "threads":
         with dask.config.set(scheduler="threads", num_workers=args.threads):
             yield f"Dask threads, {args.threads}"
+        return
+    import distributed
+
+    if kind == "LocalCluster":
+        cluster = distributed.LocalCluster(
+            n_workers=args.workers,
+            threads_per_worker=args.threads,
+            processes=True,
+            dashboard_address=None,
+        )
+    else:
+        import dask_cuda
+
+        cluster = dask_cuda.LocalCUDACluster(
+            threads_per_worker=args.threads, dashboard_address=None
+        )
+    with cluster, distributed.Client(cluster) as client:
+        workers = len(client.scheduler_info()["workers"])
+        yield f"{kind}, {workers} workers x {args.threads} threads"
 
 
 def progress_bar(show: bool):
@@ -266,22 +280,12 @@ def pass_rates(steps: dict[str, float]) -> dict[str, list[float]]:
 # -- the report -----------------------------------------------------------------------------------
 
 
-def gpus_used(args) -> int:
-    if gpuvec.backend() != "cuda" or args.workers:
-        return 1
-    try:
-        import dask_cuda  # noqa: F401
-    except ImportError:
-        return 1
-    return len(gpuvec.devices())
-
-
 def main(argv=None) -> int:
     args = parse_args(argv)
     cuda = gpuvec.backend() == "cuda"
     default_budget = os.environ.get("GPUVEC_MEMORY_LIMIT") or ("2GiB" if cuda else "16MiB")
     budget = parse_bytes(args.budget or default_budget)
-    gpus = gpus_used(args)
+    kind, gpus = scheduler_kind(args)
     size = parse_bytes(args.size) if args.size else int(args.times * budget * gpus)
     row_bytes = COLUMNS * 4
     rows = max(1, size // row_bytes)
@@ -309,6 +313,7 @@ def main(argv=None) -> int:
         write_input(source, rows, chunk_rows)
         print(f"wrote the input in {time.perf_counter() - begin:.1f} s")
         steps = {"disk read": disk_read_gbps(source), **step_gbps(chunk_rows)}
+        gpuvec.free_cached()  # the GPU's memory for the workers
         cached = "" if evict(source) else " (the page cache may have answered the disk read)"
         print("one chunk's steps, GB/s: " + ", ".join(f"{k} {v:.2f}" for k, v in steps.items()))
         if cached:
@@ -319,7 +324,7 @@ def main(argv=None) -> int:
                 f"up to {min(rates):.2f} GB/s with them overlapped (output writes not counted)"
             )
         progress = progress_bar(args.progress)
-        with gpuvec_scheduler(args, gpus, budget) as gpuvec_where:
+        with gpuvec_scheduler(kind, args, budget) as gpuvec_where:
             ours = run_passes(source, target, chunk_rows, True, progress)
         sample = slice(0, min(rows, 4 * chunk_rows))
         ours_sample = np.array(np.load(target, mmap_mode="r")[sample])
