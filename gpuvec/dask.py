@@ -29,12 +29,13 @@ For data on disk, :func:`from_npy` reads a ``.npy`` file in chunks and
 them, a pipeline runs over an array several times larger than the device's
 memory (or the host's), on Dask's threads or on a cluster.
 
-What gpuvec lacks, Dask cannot run on DeviceArray chunks either (``cumsum``,
-``sort``, matrix products, index arrays): NumPy raises its TypeError, rather
-than gpuvec copying the chunk to the host. DeviceArrays hold no integers, so
-counts that Dask makes in int64 (``(x > 0).sum()``, ``da.count_nonzero``)
-are whole numbers in float64 (see :doc:`numpy-differences`, 9); the index
-reductions (``argmax``, ``argmin``) give NumPy integers, as gpuvec's do.
+What gpuvec lacks, Dask cannot run on DeviceArray chunks either: scans
+(``cumsum``), sorting, matrix products, and ``argmax`` and ``argmin``, which
+Dask computes by gathering with index arrays. NumPy raises its TypeError,
+rather than gpuvec copying the chunks to the host. DeviceArrays hold no
+integers, so the counts that Dask makes in int64 (``(x > 0).sum()``,
+``da.count_nonzero``) are whole numbers in float64 (see
+:doc:`numpy-differences`, 9).
 
 Examples
 --------
