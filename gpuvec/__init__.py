@@ -49,9 +49,9 @@ from gpuvec.creation import (
 from gpuvec.device import Device, current_device
 from gpuvec.device_array import DeviceArray
 from gpuvec.elementwise import axpy, clip, scale, where
-from gpuvec.kernels import Kernel, RawKernel, SourceModule
+from gpuvec.kernels import ElementwiseKernel, Kernel, RawKernel, SourceModule
 from gpuvec.manipulation import broadcast_to, concatenate, expand_dims, squeeze, stack
-from gpuvec.memory import free_cached, memory_info
+from gpuvec.memory import free_cached, memory_info, memory_limit, set_memory_limit
 from gpuvec.reductions import (
     all,
     any,
@@ -114,6 +114,7 @@ __all__ = [
     "CudaError",
     "Device",
     "DeviceArray",
+    "ElementwiseKernel",
     "Event",
     "GpuvecError",
     "HostFallbackWarning",
@@ -154,6 +155,7 @@ __all__ = [
     "max",
     "mean",
     "memory_info",
+    "memory_limit",
     "min",
     "nanmean",
     "nansum",
@@ -164,6 +166,7 @@ __all__ = [
     "prod",
     "scale",
     "set_backend",
+    "set_memory_limit",
     "set_precision",
     "squeeze",
     "stack",

@@ -42,6 +42,9 @@ cdef extern from "gpuvec/gpuvec.h" nogil:
     gpuvec_status gpuvec_cuda_mem_info(size_t* free_bytes, size_t* total_bytes)
     gpuvec_status gpuvec_cuda_alloc(size_t nbytes, gpuvec_stream stream, void** ptr)
     gpuvec_status gpuvec_cuda_free(void* ptr, size_t bytes, gpuvec_stream stream)
+    gpuvec_status gpuvec_cuda_set_memory_limit(size_t bytes)
+    gpuvec_status gpuvec_cuda_pinned_result_alloc(size_t bytes, void** block)
+    gpuvec_status gpuvec_cuda_pinned_result_free(void* block)
     gpuvec_status gpuvec_cuda_copy_to_device(void* dst, const void* src, size_t nbytes,
                                              gpuvec_stream stream)
     gpuvec_status gpuvec_cuda_copy_to_host(void* dst, const void* src, size_t nbytes,
@@ -69,6 +72,7 @@ cdef extern from "gpuvec/gpuvec.h" nogil:
     enum:
         GPUVEC_MAX_NDIM
         GPUVEC_MAX_INPUTS
+        GPUVEC_MAX_MAP_INPUTS
         GPUVEC_MAX_THREADS_PER_BLOCK
 
     ctypedef enum gpuvec_dtype:
@@ -195,6 +199,19 @@ cdef extern from "gpuvec/kernels.h" nogil:
     gpuvec_status gpuvec_kernel_launch(gpuvec_kernel kernel, const gpuvec_kernel_arg* args,
                                        int n_args, const gpuvec_kernel_config* config,
                                        const gpuvec_launch* launch)
+
+    enum:
+        GPUVEC_MAP_KERNELS
+
+    ctypedef struct gpuvec_map_kernel:
+        gpuvec_kernel kernels[GPUVEC_MAP_KERNELS]
+        int n_inputs
+        gpuvec_dtype out_dtype
+        gpuvec_dtype in_dtypes[GPUVEC_MAX_MAP_INPUTS]
+
+    gpuvec_status gpuvec_map(const gpuvec_map_kernel* kernel, const gpuvec_array* out,
+                             const gpuvec_array* inputs, int n_inputs,
+                             const gpuvec_launch* launch)
 
     ctypedef struct gpuvec_nvrtc_output:
         char* image

@@ -2,7 +2,7 @@
 #
 # gpuvec.DeviceArray (device_array.py) is a Python class that derives from
 # ArrayFields. Python code reads and writes the fields as plain attributes
-# (self._shape, self._address, ...). The short paths in _fast.pxi read them as
+# (self._shape, self._address, ...). The call path (_calls.pxi) reads them as
 # C struct members, which costs a few nanoseconds where an attribute lookup
 # costs tens. A tiny op reads about thirty of them per call, so this matters
 # next to a launch of a few microseconds.

@@ -11,7 +11,7 @@
 # boundary decides.
 #
 # Uses: Operands and the describing helpers (_operands.pxi), ArrayFields
-# (_array_fields.pxi), DeviceBuffer, ResultSlot, _order_frees_after and the
+# (_array_fields.pxi), DeviceBuffer (and its note_use), ResultSlot, PinnedHostMemory and the
 # transfer counters (_memory.pxi), check (_check.pxi).
 
 cimport numpy as cnp
@@ -345,28 +345,28 @@ cdef int _check_out_cast(object result, object out_dtype) except -1:
     return 0
 
 
-cdef int _mark_stream_use(Operands ops, object result, uintptr_t handle) except -1:
+cdef int _mark_stream_use(Operands ops, object result, object stream) except -1:
     """_mark_used for an op's device operands and its result."""
     cdef int k
-    if handle:
-        _mark_used(handle, [ops.objects[k] for k in range(ops.count) if ops.kinds[k] == _DEVICE]
+    if stream is not None:
+        _mark_used(stream, [ops.objects[k] for k in range(ops.count) if ops.kinds[k] == _DEVICE]
                    + [result])
     return 0
 
 
-cdef int _mark_used(uintptr_t handle, arrays) except -1:
-    """Orders the work queued on a non-default stream before the frees of the
-    memory that gpuvec allocated for `arrays`, which a call on that stream
-    read or wrote (_order_frees_after); other objects are skipped."""
-    if handle == 0:
+cdef int _mark_used(object stream, arrays) except -1:
+    """Tells the memory that gpuvec allocated for `arrays` that a call on
+    `stream` (a gpuvec.Stream, or None: the default stream) read or wrote
+    it, so that its free waits for the call (DeviceBuffer.note_use); other
+    objects are skipped."""
+    cdef DeviceBuffer buffer
+    if stream is None:
         return 0
-    buffers = []
     for array in arrays:
         if isinstance(array, _DeviceArray):
             buffer = _buffer_of(array)
             if buffer is not None:
-                buffers.append(buffer)
-    _order_frees_after(handle, buffers)
+                buffer.note_use(stream.handle, stream._cuda)
     return 0
 
 
@@ -517,7 +517,7 @@ def elementwise(int op, tuple args, tuple names, out=None, dtype=None, threads_p
                     status = gpuvec_elementwise(op, &result_desc, ops.arrays, ops.count, values,
                                                 code, &launch)
                 check(status)
-                _mark_stream_use(ops, result, <uintptr_t>launch.stream)
+                _mark_stream_use(ops, result, stream)
                 (<ArrayFields>result)._stream = stream  # the stream that last wrote it
             if target is not None:
                 _copy(target, result)
@@ -803,7 +803,7 @@ def reduce(int op, x, y=None, axis=None, bint keepdims=False, dtype=None,
                     copy_to_host(result.reshape(-1).view(np.uint8),
                                  <uintptr_t>(<DeviceBuffer>target).ptr, _stream_handle(stream))
                 else:
-                    _mark_stream_use(ops, result, <uintptr_t>launch.stream)
+                    _mark_stream_use(ops, result, stream)
         finally:
             _restore_device(previous)
         if host_values:
@@ -918,7 +918,16 @@ cdef int _copy(object target, object source) except -1:
     _broadcast_to(a, ndim, shape)
     out_code = _code_of(target.dtype)
     _describe_result(&result_desc, target, ndim, shape, out_code)
-    stream = target._stream if isinstance(target, _DeviceArray) else None
+    # The copy queues behind the work that wrote the device data: on the
+    # target's stream, or for a download on the source's (a reduction on a
+    # gpuvec.Stream writes its result there, which the default stream does
+    # not wait for).
+    if isinstance(target, _DeviceArray):
+        stream = target._stream
+    elif isinstance(source, _DeviceArray):
+        stream = source._stream
+    else:
+        stream = None
     launch.stream = <gpuvec_stream>_stream_handle(stream)
     launch.threads_per_block = 0
     backend_device = (result_desc.memory == GPUVEC_MEMORY_DEVICE
@@ -975,9 +984,19 @@ def to_host(array):
     cdef ArrayFields f = <ArrayFields>array
     if f._host is not None:
         return np.array(f._host, copy=True)
-    result = np.empty(f._shape, f._dtype)
+    result = _host_result(f._shape, f._dtype, f._size * f._dtype.itemsize)
     _copy(result, array)
     return result
+
+
+cdef object _host_result(tuple shape, object dtype, Py_ssize_t nbytes):
+    """An empty C-ordered NumPy array of `nbytes` for a download: in pinned
+    memory where gpuvec's pool gives some (the copy then lands at the bus's
+    full speed), else NumPy's own."""
+    memory = PinnedHostMemory.take(nbytes) if nbytes > 0 else None
+    if memory is None:
+        return np.empty(shape, dtype)
+    return np.frombuffer(memory, dtype).reshape(shape)
 
 
 # The codes of the ops this file treats apart: where's condition is a bool

@@ -14,6 +14,8 @@ Each part says what it uses from the others; in order:
     _operands.pxi      what a user passes -> gpuvec_array descriptors
     _calls.pxi         the one call path: elementwise, reduce, copies
     _select.pxi        boolean masks: x[mask] and x[mask] = values
+    _kernels.pxi       users' kernels: loaded modules and launches
+    _map.pxi           users' ElementwiseKernels: a call of the compiled kernel
 
 Everything here is private: the public, documented API is in gpuvec/*.py.
 """
@@ -30,3 +32,4 @@ include "_operands.pxi"
 include "_calls.pxi"
 include "_select.pxi"
 include "_kernels.pxi"
+include "_map.pxi"

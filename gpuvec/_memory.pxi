@@ -3,15 +3,17 @@
 # Memory comes from CUDA's stream-ordered pool (cudaMallocAsync), which
 # gpuvec keeps as a cache: freed blocks are reused without a cudaMalloc.
 # A buffer is allocated on a stream and freed on the same stream, after all
-# work queued there so far. When another stream uses the buffer, that use is
-# ordered before the free with an event (see _order_frees_after), so memory
-# is never reused while a kernel on another stream may still read it.
+# work queued there so far. When another stream uses the buffer, the buffer
+# remembers it (note_use), and its free waits for that stream's work (see
+# _wait_for_uses), so memory is never reused while a kernel on another
+# stream may still read it.
 #
 # With several GPUs, a buffer lives on the device it was allocated on, which
 # need not be the current one: it is allocated, and later freed, with its own
 # device current (stream 0 means that device's default stream).
 
 cimport cython
+from cpython.buffer cimport PyBUF_FORMAT
 from libc.stdint cimport uintptr_t
 
 # Bytes moved between host and device, for tests and benchmarks that check
@@ -69,6 +71,9 @@ cdef class DeviceBuffer:
     cdef readonly uintptr_t stream
     cdef readonly int device  # -1 for an empty buffer
     cdef object stream_owner
+    # The other streams that used the memory (handle -> what keeps the stream
+    # alive), or None: the free waits for the work queued on them.
+    cdef dict used_on
 
     def __cinit__(self, size_t nbytes, uintptr_t stream=0, stream_owner=None, int device=-1):
         cdef gpuvec_status status = GPUVEC_SUCCESS
@@ -91,12 +96,33 @@ cdef class DeviceBuffer:
                 _switch_back(previous)  # the allocation's status is the one reported
             check(status)
 
+    cdef void note_use(self, uintptr_t stream, object stream_owner):
+        """Remembers that work queued on `stream` (kept alive by
+        `stream_owner`) uses the memory, so that the free waits for it.
+
+        The wait is queued when the buffer is freed, once for each stream,
+        rather than an event per call: a call inside `with gpuvec.Stream():`
+        on arrays made outside it then costs what a call outside does.
+        """
+        if stream == self.stream:
+            return
+        if self.used_on is None:
+            self.used_on = {}
+        elif len(self.used_on) >= _MAX_USES_REMEMBERED and stream not in self.used_on:
+            # Many short-lived streams: order the free after them now, so
+            # that the buffer does not keep them all alive.
+            _wait_for_uses(self)
+            self.used_on.clear()
+        self.used_on[stream] = stream_owner
+
     def __dealloc__(self):
         # Failures cannot be raised from here; the memory is then lost to the
         # process, which is all a failed free can do.
         cdef int previous = -1
         if self.ptr != NULL:
             _switch_to(self.device, &previous)
+            if self.used_on:
+                _wait_for_uses(self)
             gpuvec_cuda_free(self.ptr, self.nbytes, <gpuvec_stream>self.stream)
             _switch_back(previous)
 
@@ -106,34 +132,30 @@ cdef class DeviceBuffer:
         return <uintptr_t>self.ptr
 
 
-# One event per device orders frees after reads on other streams, recorded
-# again by each call that needs it: a wait queued on an event waits for what
-# the event recorded when the wait was queued, so a later record leaves the
-# earlier waits as they were. Creating and destroying an event per buffer
-# made a call inside `with gpuvec.Stream():` twice as slow as one outside.
+# One event per device orders a free after the uses on other streams,
+# recorded again for each: a wait queued on an event waits for what the
+# event recorded when the wait was queued, so a later record leaves the
+# earlier waits as they were.
 cdef dict _ordering_events = {}
+# The most other streams a buffer remembers (DeviceBuffer.note_use).
+cdef int _MAX_USES_REMEMBERED = 8
 
 
-cdef int _order_frees_after(uintptr_t stream, list buffers) except -1:
-    """Orders the work queued on `stream` so far before the frees of
-    `buffers`, DeviceBuffers of the current device (one call's operands):
-    one record of the device's event, and a wait on it for each other
-    stream they are freed on."""
-    cdef DeviceBuffer buffer
-    cdef gpuvec_event event = NULL
-    cdef uintptr_t waiting = stream  # the last stream made to wait
-    for buffer in buffers:
-        if buffer.stream == stream or buffer.stream == waiting:
-            continue
-        if event == NULL:
-            event = <gpuvec_event><uintptr_t>_ordering_events.get(buffer.device, 0)
-            if event == NULL:
-                check(gpuvec_cuda_event_create(&event))
-                _ordering_events[buffer.device] = <uintptr_t>event
-            check(gpuvec_cuda_event_record(event, <gpuvec_stream>stream))
-        check(gpuvec_cuda_stream_wait_event(<gpuvec_stream>buffer.stream, event))
-        waiting = buffer.stream
-    return 0
+cdef void _wait_for_uses(DeviceBuffer buffer) noexcept:
+    """Queues, on the stream that will free `buffer` (its device current),
+    a wait for the work queued so far on each other stream that used it.
+    It cannot fail: where no event can be had, those streams are waited for
+    on the host instead."""
+    cdef gpuvec_event event = <gpuvec_event><uintptr_t>_ordering_events.get(buffer.device, 0)
+    cdef uintptr_t handle
+    if event == NULL and gpuvec_cuda_event_create(&event) == GPUVEC_SUCCESS:
+        _ordering_events[buffer.device] = <uintptr_t>event
+    for handle in buffer.used_on:
+        if (event == NULL
+                or gpuvec_cuda_event_record(event, <gpuvec_stream>handle) != GPUVEC_SUCCESS
+                or gpuvec_cuda_stream_wait_event(<gpuvec_stream>buffer.stream, event)
+                != GPUVEC_SUCCESS):
+            gpuvec_cuda_stream_synchronize(<gpuvec_stream>handle)
 
 
 def copy_to_device(uintptr_t dst, const unsigned char[::1] src, uintptr_t stream):
@@ -171,6 +193,56 @@ def pool_usage():
     cdef size_t used = 0, reserved = 0
     check(gpuvec_cuda_pool_usage(&used, &reserved))
     return used, reserved
+
+
+cdef class PinnedHostMemory:
+    """Pinned host memory that a download's result lives in (see
+    csrc/cuda/pinned_results.hpp): NumPy arrays view it through the buffer
+    protocol, and it goes back to gpuvec's pool, for the next result of its
+    size, when the last of them is collected."""
+
+    cdef void* ptr
+    cdef Py_ssize_t length[1]
+
+    @staticmethod
+    cdef PinnedHostMemory take(size_t nbytes):
+        """Pinned memory of `nbytes`, or None where pageable memory should
+        serve (a small or first-seen size, or the pool is full)."""
+        cdef void* ptr = NULL
+        check(gpuvec_cuda_pinned_result_alloc(nbytes, &ptr))
+        if ptr == NULL:
+            return None
+        cdef PinnedHostMemory memory = PinnedHostMemory.__new__(PinnedHostMemory)
+        memory.ptr = ptr
+        memory.length[0] = nbytes
+        return memory
+
+    def __getbuffer__(self, Py_buffer* view, int flags):
+        view.buf = self.ptr
+        view.obj = self
+        view.len = self.length[0]
+        view.readonly = 0
+        view.itemsize = 1
+        view.format = NULL  # unsigned bytes
+        if flags & PyBUF_FORMAT:
+            view.format = "B"
+        view.ndim = 1
+        view.shape = self.length
+        view.strides = NULL
+        view.suboffsets = NULL
+        view.internal = NULL
+
+    def __releasebuffer__(self, Py_buffer* view):
+        pass
+
+    def __dealloc__(self):
+        if self.ptr != NULL:
+            gpuvec_cuda_pinned_result_free(self.ptr)  # cannot fail: a lookup and a list
+
+
+def set_memory_limit(size_t nbytes):
+    """Caps the bytes gpuvec hands out on each device (0: no cap)."""
+    check(gpuvec_cuda_set_memory_limit(nbytes))
 
 
 def pool_release_cached():

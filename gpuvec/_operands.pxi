@@ -19,6 +19,7 @@ cimport cython
 cimport numpy as cnp
 from cpython.contextvars cimport get_value
 from libc.stdint cimport int64_t, uintptr_t
+from libc.stdlib cimport free, malloc
 from libc.string cimport memset
 
 import numpy as np
@@ -73,9 +74,14 @@ cdef class Operands:
     cdef list objects  # the operands as described (converted where needed)
     cdef list names
     cdef int count
-    cdef int kinds[GPUVEC_MAX_INPUTS]
-    cdef bint weak[GPUVEC_MAX_INPUTS]  # a Python number: does not decide the dtype
-    cdef gpuvec_array arrays[GPUVEC_MAX_INPUTS]
+    # Room for GPUVEC_MAX_INPUTS operands (gpuvec's own ops) in the object
+    # itself; reserve() makes room for more (an ElementwiseKernel's).
+    cdef int* kinds
+    cdef bint* weak  # a Python number: does not decide the dtype
+    cdef gpuvec_array* arrays
+    cdef int _kinds[GPUVEC_MAX_INPUTS]
+    cdef bint _weak[GPUVEC_MAX_INPUTS]
+    cdef gpuvec_array _arrays[GPUVEC_MAX_INPUTS]
     cdef bint device_mode  # an operand is device data: the result is a DeviceArray
     cdef bint host_backed  # ... and that data is a host-backend DeviceArray
     cdef int device  # the CUDA device of device data
@@ -84,9 +90,37 @@ cdef class Operands:
         self.objects = []
         self.names = []
         self.count = 0
+        self.kinds = self._kinds
+        self.weak = self._weak
+        self.arrays = self._arrays
         self.device_mode = False
         self.host_backed = False
         self.device = -1
+
+    def __dealloc__(self):
+        self._release()
+
+    cdef void _release(self) noexcept:
+        if self.arrays != self._arrays:
+            free(self.kinds)
+            free(self.weak)
+            free(self.arrays)
+        self.kinds = self._kinds
+        self.weak = self._weak
+        self.arrays = self._arrays
+
+    cdef int reserve(self, int n) except -1:
+        """Room for n operands (before any is added)."""
+        if n <= GPUVEC_MAX_INPUTS:
+            return 0
+        self._release()
+        self.kinds = <int*>malloc(n * sizeof(int))
+        self.weak = <bint*>malloc(n * sizeof(bint))
+        self.arrays = <gpuvec_array*>malloc(n * sizeof(gpuvec_array))
+        if self.kinds == NULL or self.weak == NULL or self.arrays == NULL:
+            self._release()  # free(NULL) is harmless
+            raise MemoryError()
+        return 0
 
 
 cdef inline bint _is_python_number(object v):

@@ -154,7 +154,7 @@ def compress(x, mask, stream=None):
             status = gpuvec_compress(&out_desc, &x_desc, &mask_desc, &launch)
         check(status)
         if _on_device(x):
-            _mark_used(_stream_handle(stream), (x, mask, result))
+            _mark_used(stream, (x, mask, result))
             (<ArrayFields>result)._stream = stream  # the stream that wrote it
     finally:
         _restore_device(previous)
@@ -229,7 +229,7 @@ def expand(x, mask, values, stream=None):
             status = gpuvec_expand(&x_desc, &mask_desc, &values_desc, &launch)
         check(status)
         if _on_device(x):
-            _mark_used(_stream_handle(stream), (x, mask, values))
+            _mark_used(stream, (x, mask, values))
             (<ArrayFields>x)._stream = stream  # the stream that last wrote it
     finally:
         _restore_device(previous)

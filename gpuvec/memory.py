@@ -1,12 +1,24 @@
-"""Device memory: how much gpuvec's caching pool holds, and giving it back."""
+"""Device memory: how much gpuvec's caching pool holds, giving it back, and a cap on it."""
 
 from __future__ import annotations
 
+import operator
 import os
+import re
 
 from gpuvec import _backend, _core
 
-__all__ = ["free_cached", "memory_info"]
+__all__ = ["free_cached", "memory_info", "memory_limit", "set_memory_limit"]
+
+# Units of a size written as text, as Dask writes them: kB, MB, ... are
+# powers of 1000, KiB, MiB, ... powers of 1024.
+_UNITS = {"": 1, "b": 1, "k": 10**3, "m": 10**6, "g": 10**9, "t": 10**12}
+_UNITS |= {u + "b": f for u, f in _UNITS.items() if u not in ("", "b")}
+_UNITS |= {u + "ib": 1 << (10 * (i + 1)) for i, u in enumerate("kmgt")}
+_SIZE = re.compile(r"\s*([0-9]*\.?[0-9]+(?:e[0-9]+)?)\s*([a-z]*)\s*")
+
+# The cap set last (bytes), or None.
+_limit: int | None = None
 
 
 def memory_info() -> dict:
@@ -52,3 +64,87 @@ def free_cached() -> None:
     """
     if _backend.backend() == "cuda":
         _core.pool_release_cached()
+
+
+def set_memory_limit(nbytes) -> None:
+    """Caps the device memory that gpuvec's arrays and temporaries hold, on each device.
+
+    An allocation that would pass the cap raises :class:`MemoryError`, as on a
+    full device, so that a pipeline over more data than the cap (Dask's, say)
+    is shown to work in that much memory. Memory already handed out stays.
+    The environment variable ``GPUVEC_MEMORY_LIMIT`` sets the cap when gpuvec
+    is imported (in each Dask worker too).
+
+    Parameters
+    ----------
+    nbytes : int, str or None
+        Bytes (``4 * 2**30``), a size with a unit (``"4 GiB"``, ``"500 MB"``:
+        kB, MB, GB, TB are powers of 1000, KiB, MiB, GiB, TiB of 1024), or
+        None or 0 for no cap.
+
+    Raises
+    ------
+    TypeError
+        If `nbytes` is not an integer, a string or None.
+    ValueError
+        If `nbytes` is negative or a string that is not a size.
+
+    Notes
+    -----
+    The cap counts what gpuvec hands out on the CUDA backend; blocks kept for
+    reuse (see :func:`memory_info`'s ``cached``) are not counted. On the host
+    backend NumPy allocates and the cap has no effect.
+
+    Examples
+    --------
+    >>> import gpuvec
+    >>> gpuvec.set_memory_limit("2 GiB")
+    >>> gpuvec.memory_limit()
+    2147483648
+    >>> gpuvec.set_memory_limit(None)
+    >>> gpuvec.memory_limit() is None
+    True
+    """
+    global _limit
+    limit = _parse_size(nbytes, "nbytes")
+    if _core.cuda_built():
+        _core.set_memory_limit(limit)
+    _limit = limit or None
+
+
+def memory_limit() -> int | None:
+    """The cap set by :func:`set_memory_limit` (or ``GPUVEC_MEMORY_LIMIT``), in bytes, or None.
+
+    Examples
+    --------
+    >>> import gpuvec
+    >>> gpuvec.memory_limit() is None
+    True
+    """
+    return _limit
+
+
+def _parse_size(value, name: str) -> int:
+    """Bytes from an int, a size string or None (0), for argument `name`."""
+    if value is None:
+        return 0
+    if isinstance(value, str):
+        match = _SIZE.fullmatch(value.lower())
+        if match is None or match.group(2) not in _UNITS:
+            raise ValueError(f"{name}={value!r} is not a size such as 4 GiB or 500 MB")
+        return int(float(match.group(1)) * _UNITS[match.group(2)])
+    if isinstance(value, bool):
+        raise TypeError(f"{name} must be an integer, a size string or None, not bool")
+    try:
+        nbytes = operator.index(value)
+    except TypeError:
+        raise TypeError(
+            f"{name} must be an integer, a size string or None, not {type(value).__name__}"
+        ) from None
+    if nbytes < 0:
+        raise ValueError(f"{name}={nbytes} is negative")
+    return nbytes
+
+
+if os.environ.get("GPUVEC_MEMORY_LIMIT"):
+    set_memory_limit(os.environ["GPUVEC_MEMORY_LIMIT"])

@@ -1,6 +1,9 @@
-"""The caching allocator: reuse, accounting, release, and running out."""
+"""The caching allocator: reuse, accounting, release, running out, and the cap."""
 
 import gc
+import os
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -55,3 +58,67 @@ def test_out_of_memory_names_the_size(backend):
     assert isinstance(info.value, MemoryError)
     # Nothing leaked and the library still works.
     assert float(gpuvec.sum(gpuvec.ones(10))) == 10.0
+
+
+@pytest.fixture
+def restore_memory_limit():
+    """Puts back the cap that was set before the test (GPUVEC_MEMORY_LIMIT's, say)."""
+    before = gpuvec.memory_limit()
+    yield
+    gpuvec.set_memory_limit(before)
+
+
+@pytest.mark.parametrize(
+    ("text", "nbytes"),
+    [("4 GiB", 4 << 30), ("500MB", 500 * 10**6), ("1.5 kib", 1536), ("12", 12), (" 3 B ", 3)],
+)
+def test_memory_limit_reads_sizes_with_units(text, nbytes, restore_memory_limit):
+    gpuvec.set_memory_limit(text)
+    assert gpuvec.memory_limit() == nbytes
+
+
+@pytest.mark.parametrize(
+    ("value", "error"),
+    [
+        (-1, ValueError),
+        ("4 parsecs", ValueError),
+        ("GiB", ValueError),
+        (1.5, TypeError),
+        (True, TypeError),
+    ],
+)
+def test_memory_limit_refuses_what_is_not_a_size(value, error, restore_memory_limit):
+    with pytest.raises(error, match="nbytes"):
+        gpuvec.set_memory_limit(value)
+
+
+def test_memory_limit_none_and_zero_remove_the_cap(restore_memory_limit):
+    gpuvec.set_memory_limit(1 << 30)
+    gpuvec.set_memory_limit(0)
+    assert gpuvec.memory_limit() is None
+
+
+def test_memory_limit_refuses_an_allocation_past_it(backend, restore_memory_limit):
+    if backend == "host":
+        pytest.skip("the host backend allocates through NumPy, which the cap does not reach")
+    gc.collect()
+    in_use = gpuvec.memory_info()["in_use"]
+    gpuvec.set_memory_limit(in_use + (4 << 20))
+    kept = gpuvec.empty(1 << 19)  # 4 MiB of float64: exactly up to the cap
+    with pytest.raises(gpuvec.OutOfMemoryError, match="memory limit") as info:
+        gpuvec.empty(1)
+    assert isinstance(info.value, MemoryError)
+    del kept
+    # Freed memory counts no more, also when it comes back from the cache.
+    again = gpuvec.ones(1 << 19)
+    assert float(gpuvec.sum(again)) == 1 << 19
+    gpuvec.set_memory_limit(None)
+    assert gpuvec.empty(1 << 20).size == 1 << 20
+
+
+def test_memory_limit_comes_from_the_environment():
+    code = "import gpuvec; print(gpuvec.memory_limit())"
+    env = dict(os.environ, GPUVEC_MEMORY_LIMIT="64 MiB")
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == str(64 << 20)

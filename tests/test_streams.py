@@ -62,6 +62,23 @@ def test_memory_used_on_another_stream_is_freed_after_it(backend, rng):
     del overwrite
 
 
+def test_results_of_a_stream_come_back_without_a_synchronize(backend, rng):
+    # to_host() of an array written on a stream waits for that stream's work,
+    # not the default stream's: a reduction's one value (in a result slot)
+    # and an elementwise result alike, read right after the calls are queued.
+    x = random_array(rng, (1 << 22) + 3, np.float32)
+    d = gpuvec.to_device(x)
+    expected = np.float32(2.0) * x
+    for _ in range(5):
+        s = gpuvec.Stream()
+        doubled = gpuvec.scale(d, 2.0, stream=s)
+        total = gpuvec.sum(doubled, stream=s)
+        np.testing.assert_array_equal(doubled.to_host(), expected)
+        np.testing.assert_allclose(
+            float(total.to_host()), expected.sum(dtype=np.float64), rtol=1e-5
+        )
+
+
 def test_events_time_work(backend):
     x = gpuvec.ones(1 << 20)
     start, end = gpuvec.Event(), gpuvec.Event()

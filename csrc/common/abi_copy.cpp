@@ -95,6 +95,15 @@ void download(const gpuvec_array& out, const gpuvec_array& in, gpuvec_stream str
 }
 
 }  // namespace
+
+void transfer(const gpuvec_array& out, const gpuvec_array& in, gpuvec_stream stream) {
+  if (out.memory == GPUVEC_MEMORY_DEVICE) {
+    upload(out, in, stream);
+  } else {
+    download(out, in, stream);
+  }
+}
+
 }  // namespace gpuvec
 
 extern "C" gpuvec_status gpuvec_copy(const gpuvec_array* out, const gpuvec_array* in,
@@ -122,10 +131,8 @@ extern "C" gpuvec_status gpuvec_copy(const gpuvec_array* out, const gpuvec_array
     const gpuvec_stream stream = launch->stream;
     if (is_scalar(*in) || in->memory == out->memory) {
       copy_within(*out, *in, out->memory, stream);
-    } else if (out->memory == GPUVEC_MEMORY_DEVICE) {
-      upload(*out, *in, stream);
     } else {
-      download(*out, *in, stream);
+      transfer(*out, *in, stream);
     }
   });
 }

@@ -20,6 +20,7 @@
 #include "arrays.hpp"
 #include "checks.hpp"
 #include "gpuvec/layout.hpp"
+#include "map_call.hpp"
 #include "op_table.hpp"
 #include "temporaries.hpp"
 
@@ -41,30 +42,11 @@ struct Call {
 // Where's condition, the one input that is not of the compute dtype.
 bool is_condition(gpuvec_op op, int k) { return op == GPUVEC_WHERE && k == 0; }
 
-// Input a, read as T from elements stored as S; a scalar's value in T.
-template <class T, class S = T>
-Operand<T, S> operand(const gpuvec_array& a, int64_t offset) {
-  if (is_scalar(a)) {
-    if constexpr (std::is_same_v<T, uint8_t> || std::is_same_v<T, bool>) {
-      return {nullptr, static_cast<T>(a.scalar != 0)};  // any nonzero value is true, NaN too
-    } else {
-      return {nullptr, static_cast<T>(a.scalar)};
-    }
-  }
-  return {static_cast<const S*>(a.data) + offset, T{}};
-}
-
-// On the host or the device: one simplified layout over out and the inputs,
-// a scalar given out's strides so that it never keeps dimensions apart. The
-// array inputs (where's condition aside) are stored as S.
+// On the host or the device, over the joint layout of out and the inputs.
+// The array inputs (where's condition aside) are stored as S.
 template <class T, int Arity, class S>
 void run_in_memory(const Call& c, Place place) {
-  const int64_t* strides[Arity + 1];
-  strides[0] = c.out.strides;
-  for (int k = 0; k < Arity; ++k) {
-    strides[k + 1] = is_scalar(c.in[k]) ? c.out.strides : c.in[k].strides;
-  }
-  const Layout<Arity + 1> L = simplify_layout<Arity + 1>(c.out.ndim, c.out.shape, strides);
+  const Layout<Arity + 1> L = joint_layout<Arity + 1>(c.out, c.in);
   Inputs<T, Arity, S> in{};
   for (int k = 0; k < Arity; ++k) {
     if (is_condition(c.op, k)) {
@@ -73,8 +55,7 @@ void run_in_memory(const Call& c, Place place) {
       in.in[k] = operand<T, S>(c.in[k], L.offset[k + 1]);
     }
   }
-  void* out =
-      static_cast<char*>(c.out.data) + L.offset[0] * static_cast<int64_t>(itemsize(c.out.dtype));
+  void* out = element_at(c.out, L.offset[0]);
   if (place == Place::kDevice) {
     cuda::elementwise<T, Arity>(c.op, L, out, in, c.params, c.threads_per_block, c.stream);
   } else {
@@ -145,14 +126,8 @@ void run(Call c, Place place) {
       }
     }
   }
-  // An out that overlaps an input other than as its very view could be
-  // written before the input is read: compute into a temporary instead.
   const gpuvec_array out = c.out;
-  bool via_temporary = false;
-  for (int k = 0; k < c.n; ++k) {
-    via_temporary = via_temporary || (overlaps(out, c.in[k]) && !same_view(out, c.in[k]));
-  }
-  if (via_temporary) c.out = temporary_like(out, out.dtype, memory, false, scratch);
+  c.out = writable_out(out, c.in, c.n, memory, scratch);
 
   if (place == Place::kStaged) {
     run_staged(c);
@@ -171,7 +146,7 @@ void run(Call c, Place place) {
       throw Error(GPUVEC_ERROR_INTERNAL, "an elementwise op has 1 to 3 inputs");
     });
   }
-  if (via_temporary) copy_array(out, c.out, memory, c.stream);
+  if (c.out.data != out.data) copy_array(out, c.out, memory, c.stream);
 }
 
 // compute is float32 or float64; bool only for the truth-value ops and where

@@ -17,18 +17,7 @@
 #include "../kit/kernel_backends.hpp"
 #include "../kit/view.hpp"
 #include "gpuvec/kernels.h"
-
-struct gpuvec_kernel_s {
-  gpuvec_module module;
-  void* handle;  // the CUDA kernel (cudaKernel_t), or the host library's entry
-  int flags;
-};
-
-struct gpuvec_module_s {
-  gpuvec_backend backend;
-  void* library;  // cudaLibrary_t, or the dlopen handle
-  std::vector<std::unique_ptr<gpuvec_kernel_s>> kernels;
-};
+#include "kernel_handles.hpp"
 
 namespace gpuvec {
 

@@ -90,10 +90,20 @@ Layout<N> simplify_layout(int ndim, const int64_t* shape, const int64_t* const (
   return L;
 }
 
-template Layout<1> simplify_layout<1>(int, const int64_t*, const int64_t* const (&)[1]);
-template Layout<2> simplify_layout<2>(int, const int64_t*, const int64_t* const (&)[2]);
-template Layout<3> simplify_layout<3>(int, const int64_t*, const int64_t* const (&)[3]);
-template Layout<4> simplify_layout<4>(int, const int64_t*, const int64_t* const (&)[4]);
+// Out and up to GPUVEC_MAX_MAP_INPUTS inputs (gpuvec_map; gpuvec's own ops take up to 3).
+#define GPUVEC_INSTANTIATE(N) \
+  template Layout<N> simplify_layout<N>(int, const int64_t*, const int64_t* const(&)[N]);
+GPUVEC_INSTANTIATE(1)
+GPUVEC_INSTANTIATE(2)
+GPUVEC_INSTANTIATE(3)
+GPUVEC_INSTANTIATE(4)
+GPUVEC_INSTANTIATE(5)
+GPUVEC_INSTANTIATE(6)
+GPUVEC_INSTANTIATE(7)
+GPUVEC_INSTANTIATE(8)
+GPUVEC_INSTANTIATE(9)
+#undef GPUVEC_INSTANTIATE
+static_assert(GPUVEC_MAX_MAP_INPUTS == 8, "simplify_layout is instantiated for 1 + 8 operands");
 
 Layout<1> ordered_layout(int ndim, const int64_t* shape, const int64_t* strides) {
   check_shape(ndim, shape);

@@ -7,6 +7,7 @@
 #include "../kit/dtype.hpp"
 #include "arrays.hpp"
 #include "gpuvec/layout.hpp"
+#include "map_call.hpp"
 
 namespace gpuvec {
 
@@ -82,6 +83,16 @@ gpuvec_array converted(const gpuvec_array& a, gpuvec_dtype dtype, Scratch& scrat
   }
   copy_array(to, from, a.memory, stream);
   return t;
+}
+
+gpuvec_array writable_out(const gpuvec_array& out, const gpuvec_array* in, int n,
+                          gpuvec_memory memory, Scratch& scratch) {
+  for (int k = 0; k < n; ++k) {
+    if (overlaps(out, in[k]) && !same_view(out, in[k])) {
+      return temporary_like(out, out.dtype, memory, false, scratch);
+    }
+  }
+  return out;
 }
 
 }  // namespace gpuvec

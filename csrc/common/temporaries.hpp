@@ -38,6 +38,11 @@ class Scratch {
 void copy_array(const gpuvec_array& out, const gpuvec_array& in, gpuvec_memory memory,
                 gpuvec_stream stream);
 
+// out = in across the bus (gpuvec_copy's path): host memory to device
+// memory, or back, converted to out's dtype; in may broadcast. A copy to
+// host memory has landed when this returns.
+void transfer(const gpuvec_array& out, const gpuvec_array& in, gpuvec_stream stream);
+
 // A new array of a's shape and `dtype` in `memory`, laid out densely in a's
 // order (see dense_strides); with keep_broadcast, dimensions where a
 // broadcasts stay broadcast and take no room.

@@ -22,6 +22,7 @@ constexpr size_t kMaxBlockBytes = size_t{64} << 20;
 struct Block {
   void* ptr;
   size_t bytes;
+  cudaStream_t stream;  // freed on, and handed back to allocations on, this stream only
 };
 
 // The kept blocks of one device, oldest first.
@@ -35,15 +36,15 @@ Kept kept[kMaxDevices];
 
 Kept& kept_of(int device) { return kept[device >= 0 && device < kMaxDevices ? device : 0]; }
 
-void free_to_pool(void* ptr) { GPUVEC_CUDA_CHECK(cudaFreeAsync(ptr, nullptr)); }
+void free_to_pool(const Block& b) { GPUVEC_CUDA_CHECK(cudaFreeAsync(b.ptr, b.stream)); }
 
 }  // namespace
 
-void* take_freed_block(int device, size_t bytes) {
+void* take_freed_block(int device, size_t bytes, cudaStream_t stream) {
   Kept& k = kept_of(device);
   const std::lock_guard<std::mutex> lock(k.mutex);
   for (size_t i = k.blocks.size(); i-- > 0;) {
-    if (k.blocks[i].bytes == bytes) {
+    if (k.blocks[i].bytes == bytes && k.blocks[i].stream == stream) {
       void* ptr = k.blocks[i].ptr;
       k.blocks.erase(k.blocks.begin() + static_cast<std::ptrdiff_t>(i));
       k.bytes -= bytes;
@@ -53,24 +54,42 @@ void* take_freed_block(int device, size_t bytes) {
   return nullptr;
 }
 
-void keep_freed_block(int device, void* ptr, size_t bytes) {
+void keep_freed_block(int device, void* ptr, size_t bytes, cudaStream_t stream) {
+  const Block block{ptr, bytes, stream};
   if (bytes > kMaxBlockBytes || device < 0 || device >= kMaxDevices) {
-    free_to_pool(ptr);
+    free_to_pool(block);
     return;
   }
   Kept& k = kept_of(device);
-  void* oldest = nullptr;
+  Block oldest{nullptr, 0, nullptr};
   {
     const std::lock_guard<std::mutex> lock(k.mutex);
     if (k.blocks.size() == kMaxBlocks) {
-      oldest = k.blocks.front().ptr;
-      k.bytes -= k.blocks.front().bytes;
+      oldest = k.blocks.front();
+      k.bytes -= oldest.bytes;
       k.blocks.erase(k.blocks.begin());
     }
-    k.blocks.push_back({ptr, bytes});
+    k.blocks.push_back(block);
     k.bytes += bytes;
   }
-  if (oldest != nullptr) free_to_pool(oldest);
+  if (oldest.ptr != nullptr) free_to_pool(oldest);
+}
+
+void release_freed_blocks_of(cudaStream_t stream) {
+  for (Kept& k : kept) {
+    std::vector<Block> blocks;
+    {
+      const std::lock_guard<std::mutex> lock(k.mutex);
+      for (size_t i = k.blocks.size(); i-- > 0;) {
+        if (k.blocks[i].stream == stream) {
+          blocks.push_back(k.blocks[i]);
+          k.bytes -= k.blocks[i].bytes;
+          k.blocks.erase(k.blocks.begin() + static_cast<std::ptrdiff_t>(i));
+        }
+      }
+    }
+    for (const Block& b : blocks) free_to_pool(b);
+  }
 }
 
 void release_freed_blocks(int device) {
@@ -81,7 +100,7 @@ void release_freed_blocks(int device) {
     blocks.swap(k.blocks);
     k.bytes = 0;
   }
-  for (const Block& b : blocks) free_to_pool(b.ptr);
+  for (const Block& b : blocks) free_to_pool(b);
 }
 
 size_t freed_block_bytes(int device) {

@@ -5,6 +5,8 @@
 
 #include "../kit/kernel_backends.hpp"
 #include "check.cuh"
+#include "gpuvec/map.hpp"
+#include "launch.cuh"
 
 namespace gpuvec::cuda {
 
@@ -44,6 +46,27 @@ void launch_kernel(void* kernel, const gpuvec_kernel_config& c, void** params,
   // A cudaKernel_t is accepted wherever a kernel's address is (CUDA >= 12).
   GPUVEC_CUDA_CHECK(cudaLaunchKernel(static_cast<const void*>(kernel), grid, block, params,
                                      c.shared_mem, as_cuda_stream(stream)));
+}
+
+void launch_map(void* kernel, const MapPlan& plan, const void* layout, int64_t size, void* out,
+                const void* const* in, int n_inputs, int threads_per_block, gpuvec_stream stream) {
+  const int threads = block_size(threads_per_block);
+  const bool contiguous =
+      plan.kernel == MapKernel::kContiguousPacks || plan.kernel == MapKernel::kContiguous;
+  // The parameters as the map kernels take them: (n or L, f, out, in...).
+  // f, the functor, is an empty struct: one byte.
+  char functor = 0;
+  void* params[3 + GPUVEC_MAX_MAP_INPUTS];
+  params[0] = contiguous ? static_cast<void*>(&size) : const_cast<void*>(layout);
+  params[1] = &functor;
+  params[2] = &out;
+  for (int k = 0; k < n_inputs; ++k) params[3 + k] = const_cast<void*>(in[k]);
+  const gpuvec_kernel_config config{
+      {static_cast<uint32_t>(tiles(plan.work, threads)), 1, 1},
+      {static_cast<uint32_t>(threads), 1, 1},
+      0,
+  };
+  launch_kernel(kernel, config, params, stream);
 }
 
 }  // namespace gpuvec::cuda

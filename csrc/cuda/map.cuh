@@ -1,280 +1,46 @@
-// The elementwise kernels of the CUDA backend, shared by every elementwise op.
-//
-// Four kernels cover every layout:
-//   - contiguous: 16-byte packs (float4 / double2 loads and stores; a
-//     bool result of float inputs is stored 4 bytes at a time), with a
-//     scalar tail;
-//   - rows whose elements are consecutive or one repeated value in every
-//     operand (broadcasting a `keepdims` result): the same packs, with one
-//     division per pack to find its row;
-//   - one strided dimension: offsets are i * stride, no division;
-//   - N-d strided: each thread decomposes its linear index.
-// Each input is an Operand: an array, or a scalar that every lane reads as a
-// value (a test that is uniform across the launch).
-// The grid covers the whole array in one pass: each block takes one tile of
-// kUnroll * blockDim.x packs (elements). A loop over tiles remains only for
-// arrays beyond what one grid can count.
+// The launch of gpuvec's own elementwise ops on the CUDA backend: the
+// kernels, and the plan that picks one, are gpuvec/map.hpp's, shared with
+// users' compiled ElementwiseKernels (csrc/cuda/kernels.cpp launches those).
 #ifndef GPUVEC_CUDA_MAP_CUH
 #define GPUVEC_CUDA_MAP_CUH
 
-#include <stdint.h>
+#include <stddef.h>
 
-#include <algorithm>
-#include <utility>
-
-#include "../kit/operand.hpp"
 #include "check.cuh"
 #include "gpuvec/layout.hpp"
+#include "gpuvec/map.hpp"
+#include "gpuvec/operand.hpp"
 #include "launch.cuh"
 
 namespace gpuvec::cuda {
-// Internal linkage: every .cu file that includes this gets its own copy of
-// the kernels, so no kernel is registered with the CUDA runtime twice.
-namespace {
-
-// The packs come by value, not by reference: copying a whole aligned pack out
-// of global memory is what makes the compiler emit one 16-byte load
-// (ld.global.nc.v4.f32) instead of V scalar ones.
-template <class T, int V, class F, class... P>
-__device__ __forceinline__ Pack<T, V> apply_lanes(F f, const P... in) {
-  Pack<T, V> r;
-#pragma unroll
-  for (int j = 0; j < V; ++j) r.v[j] = f(in.v[j]...);
-  return r;
-}
-
-// Each thread handles kUnroll packs of its block's tile, loaded before any is
-// used, so that it keeps several 16-byte loads in flight: what a kernel that
-// does almost no arithmetic needs to reach the memory bandwidth. On an H100,
-// one-pass grids with kUnroll = 2 beat grid-stride loops of 8 to 32 blocks
-// per SM by 3-6% from 2^24 elements up, and matched them below.
-constexpr int kUnroll = 2;
-
-template <class T, int V, class F, class... Op>
-__global__ void map_contiguous(int64_t n, F f, T* __restrict__ out, const Op... in) {
-  const int64_t packs = n / V;
-  const int64_t tile = static_cast<int64_t>(blockDim.x) * kUnroll;
-  auto* out_packs = reinterpret_cast<Pack<T, V>*>(out);
-  for (int64_t p = blockIdx.x * tile + threadIdx.x; p < packs; p += gridDim.x * tile) {
-    if (p + (kUnroll - 1) * blockDim.x < packs) {
-      Pack<T, V> r[kUnroll];
-#pragma unroll
-      for (int u = 0; u < kUnroll; ++u) {
-        r[u] = apply_lanes<T, V>(f, in.template pack<V>(p + u * blockDim.x)...);
-      }
-#pragma unroll
-      for (int u = 0; u < kUnroll; ++u) out_packs[p + u * blockDim.x] = r[u];
-    } else {  // the last tile
-      for (int64_t q = p; q < packs; q += blockDim.x) {
-        out_packs[q] = apply_lanes<T, V>(f, in.template pack<V>(q)...);
-      }
-    }
-  }
-  // The n % V elements after the last pack.
-  const int64_t i = packs * V + threadIdx.x;
-  if (blockIdx.x == 0 && i < n) out[i] = f(in.at(i)...);
-}
-
-// Element i of an N-d layout. Index is the type its linear index is split
-// in: uint32_t wherever the array is small enough, because a 64-bit division
-// is a long emulated sequence on the GPU, one per dimension and element (a
-// broadcast `x - m` spent most of its time there).
-template <class Index, int N, class T, class F, class... Op, size_t... K>
-__device__ __forceinline__ void map_one(const Layout<N>& L, Index i, F f, T* out,
-                                        std::index_sequence<K...>, const Op... in) {
-  int64_t off[N] = {};
-  for (int d = L.ndim - 1; d >= 0; --d) {
-    const Index extent = static_cast<Index>(L.shape[d]);
-    const Index idx = i % extent;
-    i /= extent;
-#pragma unroll
-    for (int k = 0; k < N; ++k) off[k] += static_cast<int64_t>(idx) * L.strides[k][d];
-  }
-  out[off[0]] = f(in.at(off[K + 1])...);
-}
-
-// One strided dimension (a step slice, a reversed array, a column): offsets
-// are i * stride, and each thread computes kUnroll elements of its block's
-// tile, all loads first, for the same reason as map_contiguous.
-template <int N, class T, class F, class... Op, size_t... K>
-__device__ __forceinline__ void map_1d(const Layout<N>& L, F f, T* out, std::index_sequence<K...>,
-                                       const Op... in) {
-  const int64_t n = L.size;
-  const int64_t tile = static_cast<int64_t>(blockDim.x) * kUnroll;
-  for (int64_t i = blockIdx.x * tile + threadIdx.x; i < n; i += gridDim.x * tile) {
-    if (i + (kUnroll - 1) * blockDim.x < n) {
-      T r[kUnroll];
-#pragma unroll
-      for (int u = 0; u < kUnroll; ++u) {
-        r[u] = f(in.at((i + u * blockDim.x) * L.strides[K + 1][0])...);
-      }
-#pragma unroll
-      for (int u = 0; u < kUnroll; ++u) out[(i + u * blockDim.x) * L.strides[0][0]] = r[u];
-    } else {  // the last tile
-      for (int64_t j = i; j < n; j += blockDim.x) {
-        out[j * L.strides[0][0]] = f(in.at(j * L.strides[K + 1][0])...);
-      }
-    }
-  }
-}
-
-template <int N, class T, class F, class... Op>
-__global__ void map_strided(const Layout<N> L, F f, T* out, const Op... in) {
-  if (L.ndim == 1) {
-    map_1d(L, f, out, std::index_sequence_for<Op...>{}, in...);
-    return;
-  }
-  if (L.size < (int64_t{1} << 31)) {  // i + step stays below 2^32: no wrap-around
-    const uint32_t n = static_cast<uint32_t>(L.size);
-    const uint32_t step = gridDim.x * blockDim.x;
-    for (uint32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += step) {
-      map_one<uint32_t>(L, i, f, out, std::index_sequence_for<Op...>{}, in...);
-    }
-    return;
-  }
-  const int64_t step = static_cast<int64_t>(gridDim.x) * blockDim.x;
-  for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < L.size;
-       i += step) {
-    map_one<int64_t>(L, i, f, out, std::index_sequence_for<Op...>{}, in...);
-  }
-}
-
-// Pack q of a layout whose innermost dimension steps by 1 or 0 in every
-// operand (see map_rows): the pack's row is found by one division, then its
-// offset in each operand by one division per outer dimension. at[k] is the
-// element offset of the pack in operand k.
-template <class T, class Index, int V, int N, class F, class... Op, size_t... K>
-__device__ __forceinline__ Pack<T, V> row_pack(const Layout<N>& L, Index q, Index row_packs, F f,
-                                               int64_t (&at)[N], std::index_sequence<K...>,
-                                               const Op... in) {
-  const int inner = L.ndim - 1;
-  Index r = q / row_packs;
-  const Index column = (q - r * row_packs) * V;
-#pragma unroll
-  for (int k = 0; k < N; ++k) at[k] = static_cast<int64_t>(column) * L.strides[k][inner];
-  for (int d = inner - 1; d > 0; --d) {
-    const Index extent = static_cast<Index>(L.shape[d]);
-    const Index idx = r % extent;
-    r /= extent;
-#pragma unroll
-    for (int k = 0; k < N; ++k) at[k] += static_cast<int64_t>(idx) * L.strides[k][d];
-  }
-#pragma unroll
-  for (int k = 0; k < N; ++k) at[k] += static_cast<int64_t>(r) * L.strides[k][0];
-  return apply_lanes<T, V>(f, in.template pack_at<V>(at[K + 1], L.strides[K + 1][inner])...);
-}
-
-// Rows: every operand's innermost dimension is a run of consecutive elements
-// (stride 1) or one element repeated (stride 0), as in `x - m` with a
-// `keepdims` result m, or a matrix plus a row vector. Each thread takes
-// kUnroll packs of V elements of its block's tile, all loads first: 16-byte
-// loads and stores, and one division per pack and dimension instead of one
-// per element and dimension (map_strided took twice as long for these).
-template <class Index, int V, int N, class T, class F, class... Op>
-__device__ __forceinline__ void map_rows_of(const Layout<N>& L, F f, T* out, const Op... in) {
-  const Index row_packs = static_cast<Index>(L.shape[L.ndim - 1] / V);
-  const Index packs = static_cast<Index>(L.size / V);
-  const Index tile = static_cast<Index>(blockDim.x) * kUnroll;
-  for (Index p = blockIdx.x * tile + threadIdx.x; p < packs; p += gridDim.x * tile) {
-    Pack<T, V> r[kUnroll];
-    int64_t at[kUnroll][N];
-#pragma unroll
-    for (int u = 0; u < kUnroll; ++u) {
-      const Index q = p + u * blockDim.x;
-      if (q < packs) {
-        r[u] = row_pack<T, Index, V>(L, q, row_packs, f, at[u], std::index_sequence_for<Op...>{},
-                                     in...);
-      }
-    }
-#pragma unroll
-    for (int u = 0; u < kUnroll; ++u) {
-      if (p + u * blockDim.x < packs) *reinterpret_cast<Pack<T, V>*>(out + at[u][0]) = r[u];
-    }
-  }
-}
-
-template <int V, int N, class T, class F, class... Op>
-__global__ void map_rows(const Layout<N> L, F f, T* out, const Op... in) {
-  // 32-bit indices wherever p + gridDim.x * tile cannot wrap around.
-  if (L.size < (int64_t{1} << 31)) {
-    map_rows_of<uint32_t, V>(L, f, out, in...);
-  } else {
-    map_rows_of<int64_t, V>(L, f, out, in...);
-  }
-}
-
-// Whether p may be read or written V elements at a time: aligned to a pack.
-template <int V, class P>
-bool pack_aligned(const P* p) {
-  return reinterpret_cast<uintptr_t>(p) % (sizeof(P) * V) == 0;
-}
-
-// A scalar has no memory to align.
-template <int V, class P, class S>
-bool pack_aligned(const Operand<P, S>& x) {
-  return pack_aligned<V>(x.p);
-}
-
-// Whether map_rows can take layout L in packs of V: several dimensions; the
-// innermost a whole number of packs long, a run of consecutive elements in
-// out and a run or one repeated element in each input; and every run's pack
-// aligned, so that each row's packs are too. Scalars fit anywhere.
-template <int V, int N, class T, class... In, class... S>
-bool rows_fit(const Layout<N>& L, const T* out, const Operand<In, S>&... in) {
-  const int inner = L.ndim - 1;
-  if (L.ndim < 2 || L.shape[inner] % V != 0) return false;
-  bool fit = true;
-  int k = 0;
-  auto runs_in_packs = [&](const auto* data, bool may_repeat) {
-    const int64_t step = L.strides[k][inner];
-    bool ok = step == 1 || (may_repeat && step == 0) || data == nullptr;
-    if (ok && step == 1 && data != nullptr) {
-      ok = pack_aligned<V>(data);
-      for (int d = 0; d < inner; ++d) ok = ok && L.strides[k][d] % V == 0;
-    }
-    ++k;
-    fit = fit && ok;
-  };
-  runs_in_packs(out, false);
-  (runs_in_packs(in.p, true), ...);
-  return fit;
-}
-
-// Blocks for `work` packs (elements) at kUnroll per thread: one tile each.
-inline int tiles(int64_t work, int threads) {
-  constexpr int64_t kMaxBlocks = 0x7fffffff;  // gridDim.x's limit
-  const int64_t tile = static_cast<int64_t>(threads) * kUnroll;
-  const int64_t blocks = (work + tile - 1) / tile;
-  return static_cast<int>(blocks < 1 ? 1 : (blocks > kMaxBlocks ? kMaxBlocks : blocks));
-}
 
 template <int N, class T, class F, class... In, class... S>
 void map(const Layout<N>& L, F f, T* out, int threads_per_block, gpuvec_stream stream,
          const Operand<In, S>... in) {
   const int threads = block_size(threads_per_block);
   const cudaStream_t s = as_cuda_stream(stream);
-  // Packs of V elements, V chosen so that the widest operand moves 16 bytes
-  // at a time (a bool result of float inputs is stored 4 bytes at a time).
-  constexpr int V = static_cast<int>(16 / std::max({sizeof(T), sizeof(In)..., sizeof(S)...}));
-  if (L.contiguous()) {
-    if (pack_aligned<V>(out) && (pack_aligned<V>(in) && ...)) {
-      map_contiguous<T, V><<<tiles(L.size / V, threads), threads, 0, s>>>(L.size, f, out, in...);
-    } else {
-      map_contiguous<T, 1><<<tiles(L.size, threads), threads, 0, s>>>(L.size, f, out, in...);
-    }
-    check_launch("map_contiguous");
-    return;
+  constexpr int V = kPackWidth<T, In..., S...>;
+  const void* const data[N] = {out, in.p...};
+  const size_t itemsize[N] = {sizeof(T), sizeof(S)...};
+  const MapPlan plan = plan_map(L, V, data, itemsize);
+  const int blocks = tiles(plan.work, threads);
+  switch (plan.kernel) {
+    case MapKernel::kContiguousPacks:
+      map_contiguous<T, V><<<blocks, threads, 0, s>>>(L.size, f, out, in...);
+      break;
+    case MapKernel::kContiguous:
+      map_contiguous<T, 1><<<blocks, threads, 0, s>>>(L.size, f, out, in...);
+      break;
+    case MapKernel::kRows:
+      map_rows<V><<<blocks, threads, 0, s>>>(L, f, out, in...);
+      break;
+    case MapKernel::kStrided:
+      map_strided<<<blocks, threads, 0, s>>>(L, f, out, in...);
+      break;
   }
-  if (rows_fit<V>(L, out, in...)) {
-    map_rows<V><<<tiles(L.size / V, threads), threads, 0, s>>>(L, f, out, in...);
-    check_launch("map_rows");
-    return;
-  }
-  map_strided<<<tiles(L.size, threads), threads, 0, s>>>(L, f, out, in...);
-  check_launch("map_strided");
+  check_launch(map_kernel_name(plan.kernel));
 }
 
-}  // namespace
 }  // namespace gpuvec::cuda
 
 #endif  // GPUVEC_CUDA_MAP_CUH

@@ -13,6 +13,7 @@
 #include "freed_blocks.hpp"
 #include "gpuvec/runtime.h"
 #include "launch.cuh"
+#include "pinned_results.hpp"
 #include "result_slots.hpp"
 #include "scratch.hpp"
 
@@ -25,6 +26,27 @@ constexpr int kMaxDevices = 64;
 std::atomic<int> sm_counts[kMaxDevices];
 std::atomic<int> max_threads[kMaxDevices];
 std::atomic<bool> pool_configured[kMaxDevices];
+
+// gpuvec_cuda_set_memory_limit's cap (0: none), and the bytes handed out on
+// each device: what allocate has given and deallocate not yet taken back,
+// blocks kept for reuse not included.
+std::atomic<size_t> memory_limit{0};
+std::atomic<size_t> handed_out[kMaxDevices];
+
+// Fails as out of memory where handing out `bytes` more on `device` would
+// pass the limit: the same error as a full device, so that callers (and
+// Dask's workers) handle both alike.
+void check_memory_limit(int device, size_t bytes) {
+  const size_t limit = memory_limit.load(std::memory_order_relaxed);
+  const size_t in_use = handed_out[device].load(std::memory_order_relaxed);
+  if (limit != 0 && in_use + bytes > limit) {
+    throw Error(GPUVEC_ERROR_OUT_OF_MEMORY,
+                "out of device memory allocating " + std::to_string(bytes) +
+                    " bytes: gpuvec's memory limit is " + std::to_string(limit) +
+                    " bytes per device (gpuvec.set_memory_limit, GPUVEC_MEMORY_LIMIT) and " +
+                    std::to_string(in_use) + " are in use");
+  }
+}
 
 int current_device() {
   int device = 0;
@@ -82,7 +104,11 @@ void* allocate(size_t bytes, gpuvec_stream stream) {
   void* ptr = nullptr;
   const cudaStream_t s = as_cuda_stream(stream);
   const int device = current_device();
-  if (s == nullptr && (ptr = take_freed_block(device, bytes)) != nullptr) return ptr;
+  check_memory_limit(device, bytes);
+  if ((ptr = take_freed_block(device, bytes, s)) != nullptr) {
+    handed_out[device].fetch_add(bytes, std::memory_order_relaxed);
+    return ptr;
+  }
   keep_freed_memory_cached(device);
   cudaError_t err = cudaMallocAsync(&ptr, bytes, s);
   if (err == cudaErrorMemoryAllocation) {
@@ -102,17 +128,15 @@ void* allocate(size_t bytes, gpuvec_stream stream) {
                 static_cast<int>(err), cudaGetErrorName(err));
   }
   check(err, "cudaMallocAsync");
+  if (ptr != nullptr) handed_out[device].fetch_add(bytes, std::memory_order_relaxed);
   return ptr;
 }
 
 void deallocate(void* ptr, size_t bytes, gpuvec_stream stream) {
   if (ptr == nullptr) return;
   const cudaStream_t s = as_cuda_stream(stream);
-  if (s == nullptr) {
-    keep_freed_block(current_device(), ptr, bytes);
-  } else {
-    GPUVEC_CUDA_CHECK(cudaFreeAsync(ptr, s));
-  }
+  handed_out[current_device()].fetch_sub(bytes, std::memory_order_relaxed);
+  keep_freed_block(current_device(), ptr, bytes, s);
 }
 
 }  // namespace gpuvec::cuda
@@ -179,6 +203,10 @@ gpuvec_status gpuvec_cuda_free(void* ptr, size_t bytes, gpuvec_stream stream) {
   return guard([&] { gpuvec::cuda::deallocate(ptr, bytes, stream); });
 }
 
+gpuvec_status gpuvec_cuda_set_memory_limit(size_t bytes) {
+  return guard([&] { gpuvec::cuda::memory_limit.store(bytes, std::memory_order_relaxed); });
+}
+
 gpuvec_status gpuvec_cuda_copy_to_device(void* dst, const void* src, size_t bytes,
                                          gpuvec_stream stream) {
   return guard([&] {
@@ -238,10 +266,22 @@ gpuvec_status gpuvec_cuda_pool_release_cached(void) {
     cudaMemPool_t pool;
     GPUVEC_CUDA_CHECK(cudaDeviceGetDefaultMemPool(&pool, gpuvec::cuda::current_device()));
     gpuvec::cuda::release_freed_blocks(gpuvec::cuda::current_device());
+    gpuvec::cuda::release_pinned_results();
     // Frees queued on streams become cached only once the streams reach them.
     GPUVEC_CUDA_CHECK(cudaDeviceSynchronize());
     GPUVEC_CUDA_CHECK(cudaMemPoolTrimTo(pool, 0));
   });
+}
+
+gpuvec_status gpuvec_cuda_pinned_result_alloc(size_t bytes, void** block) {
+  return guard([&] {
+    *block = nullptr;
+    *block = gpuvec::cuda::take_pinned_result(bytes);
+  });
+}
+
+gpuvec_status gpuvec_cuda_pinned_result_free(void* block) {
+  return guard([&] { gpuvec::cuda::give_back_pinned_result(block); });
 }
 
 gpuvec_status gpuvec_cuda_result_slot_alloc(void** slot) {
@@ -265,6 +305,7 @@ gpuvec_status gpuvec_cuda_stream_create(gpuvec_stream* stream) {
 gpuvec_status gpuvec_cuda_stream_destroy(gpuvec_stream stream) {
   return guard([&] {
     gpuvec::cuda::forget_reduction_scratch(as_cuda_stream(stream));
+    gpuvec::cuda::release_freed_blocks_of(as_cuda_stream(stream));
     GPUVEC_CUDA_CHECK(cudaStreamDestroy(as_cuda_stream(stream)));
   });
 }

@@ -45,8 +45,9 @@
 #include "../kit/backends.hpp"
 #include "../kit/dtype.hpp"
 #include "../kit/error.hpp"
-#include "../kit/walk.hpp"
 #include "check.cuh"
+#include "gpuvec/walk.hpp"
+#include "pinned_results.hpp"
 #include "staging.hpp"
 
 namespace gpuvec::cuda {
@@ -505,7 +506,9 @@ void upload(const HostView& src, int64_t size, gpuvec_dtype to, void* device_dst
 
 // The reverse: each chunk is copied from the device into a pinned buffer on
 // `stream`, then scattered (and converted) out of it by the copy threads
-// while the next chunks are on the bus.
+// while the next chunks are on the bus. A result in pinned memory of its own
+// (pinned_results.hpp) that needs no scatter or conversion is copied into
+// directly, in one copy at the bus's speed.
 void download(const void* device_src, gpuvec_dtype from, int64_t size, const HostView& dst,
               gpuvec_stream stream) {
   if (size == 0) return;
@@ -513,6 +516,12 @@ void download(const void* device_src, gpuvec_dtype from, int64_t size, const Hos
   const int64_t chunk = static_cast<int64_t>(kChunkBytes) / item;
   const cudaStream_t s = as_cuda_stream(stream);
   const char* src = static_cast<const char*>(device_src);
+  if (dst.dtype == from && dense_walk(dst.layout) &&
+      in_pinned_result(dst.data, static_cast<size_t>(size * item))) {
+    GPUVEC_CUDA_CHECK(cudaMemcpyAsync(dst.data, src, size * item, cudaMemcpyDeviceToHost, s));
+    GPUVEC_CUDA_CHECK(cudaStreamSynchronize(s));
+    return;
+  }
   Prefaulter prefault(dst);
   with_stager([&](Stager& st) {
     on_caller_stream(s, [&] {

@@ -1,4 +1,5 @@
-// Every elementwise op on the host backend (the loop is in map.hpp).
+// Every elementwise op on the host backend (the loop is in map.hpp), and
+// users' compiled ElementwiseKernels.
 #include <stdint.h>
 
 #include <type_traits>
@@ -6,6 +7,7 @@
 #include "../kit/backends.hpp"
 #include "../kit/dispatch.hpp"
 #include "../kit/error.hpp"
+#include "../kit/kernel_backends.hpp"
 #include "map.hpp"
 
 namespace gpuvec::host {
@@ -26,5 +28,10 @@ void elementwise(gpuvec_op op, const Layout<Arity + 1>& L, void* out,
 }
 
 GPUVEC_INPUT_TYPES(GPUVEC_INSTANTIATE_ELEMENTWISE_ALL)
+
+void run_map(void* entry, const void* layout, int64_t size, void* out, const void* const* in) {
+  const auto run = reinterpret_cast<MapEntry>(entry);
+  parallel_ranges(size, [&](int64_t begin, int64_t end) { run(layout, out, in, begin, end); });
+}
 
 }  // namespace gpuvec::host

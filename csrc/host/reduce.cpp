@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "../kit/backends.hpp"
-#include "../kit/walk.hpp"
 #include "gpuvec/ops.hpp"
+#include "gpuvec/walk.hpp"
 #include "parallel.hpp"
 
 namespace gpuvec::host {

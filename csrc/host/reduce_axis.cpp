@@ -25,8 +25,8 @@
 
 #include "../kit/backends.hpp"
 #include "../kit/dispatch.hpp"
-#include "../kit/walk.hpp"
 #include "gpuvec/reduce_ops.hpp"
+#include "gpuvec/walk.hpp"
 #include "parallel.hpp"
 
 namespace gpuvec::host {

@@ -86,7 +86,7 @@ GPUVEC_BACKEND_FUNCTIONS
 
 // Device memory from the current device's stream-ordered pool, and its
 // return, ordered after the work queued on `stream`; `bytes` is the size it
-// was allocated with (blocks freed on the default stream are kept for reuse:
+// was allocated with (freed blocks are kept for reuse on their stream:
 // csrc/cuda/freed_blocks.hpp).
 void* allocate(size_t bytes, gpuvec_stream stream);
 void deallocate(void* ptr, size_t bytes, gpuvec_stream stream);

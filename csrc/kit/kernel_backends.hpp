@@ -6,11 +6,13 @@
 #define GPUVEC_KIT_KERNEL_BACKENDS_HPP
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include <string>
 #include <vector>
 
 #include "gpuvec/kernels.h"
+#include "gpuvec/map.hpp"
 
 namespace gpuvec {
 
@@ -27,6 +29,11 @@ void* find_entry(void* library, const char* symbol);
 // kernel's out-of-bounds access throws Error(GPUVEC_ERROR_INDEX, ...).
 void launch_kernel(void* entry, int flags, const gpuvec_kernel_config& config,
                    const gpuvec_kernel_arg* args, int n_args);
+
+// A compiled ElementwiseKernel: runs its library's entry (a gpuvec::MapEntry)
+// over the `size` elements of *layout, in pieces on the pool where the work
+// is large enough; in[k] points at input k's Operand.
+void run_map(void* entry, const void* layout, int64_t size, void* out, const void* const* in);
 }  // namespace host
 
 namespace cuda {
@@ -40,6 +47,12 @@ void kernel_attributes(void* kernel, gpuvec_kernel_attributes* attributes);
 // device pointer for a pointer parameter), as cudaLaunchKernel takes them.
 void launch_kernel(void* kernel, const gpuvec_kernel_config& config, void** params,
                    gpuvec_stream stream);
+
+// A compiled ElementwiseKernel: queues `kernel`, the instance that `plan`
+// chose, on `stream`, with its parameters: the layout (a Layout<1 + n_inputs>)
+// or its size for map_contiguous, out, and the Operand each in[k] points at.
+void launch_map(void* kernel, const MapPlan& plan, const void* layout, int64_t size, void* out,
+                const void* const* in, int n_inputs, int threads_per_block, gpuvec_stream stream);
 
 // NVRTC, loaded from `path` on first use (nvrtc.cpp).
 struct NvrtcProgram {

@@ -76,6 +76,10 @@ void unload_library(void*) { not_built(); }
 void* find_kernel(void*, const char*) { not_built(); }
 void kernel_attributes(void*, gpuvec_kernel_attributes*) { not_built(); }
 void launch_kernel(void*, const gpuvec_kernel_config&, void**, gpuvec_stream) { not_built(); }
+void launch_map(void*, const MapPlan&, const void*, int64_t, void*, const void* const*, int, int,
+                gpuvec_stream) {
+  not_built();
+}
 void nvrtc_version(const char*, int*, int*) { not_built(); }
 NvrtcResult nvrtc_compile(const char*, const NvrtcProgram&) { not_built(); }
 
@@ -133,6 +137,9 @@ gpuvec_status gpuvec_cuda_alloc(size_t, gpuvec_stream, void** ptr) {
 gpuvec_status gpuvec_cuda_free(void*, size_t, gpuvec_stream) {
   return guard([] { gpuvec::cuda::not_built(); });
 }
+gpuvec_status gpuvec_cuda_set_memory_limit(size_t) {
+  return guard([] { gpuvec::cuda::not_built(); });
+}
 gpuvec_status gpuvec_cuda_copy_to_device(void*, const void*, size_t, gpuvec_stream) {
   return guard([] { gpuvec::cuda::not_built(); });
 }
@@ -152,6 +159,13 @@ gpuvec_status gpuvec_cuda_pool_usage(size_t* used_bytes, size_t* reserved_bytes)
   return guard([] { gpuvec::cuda::not_built(); });
 }
 gpuvec_status gpuvec_cuda_pool_release_cached(void) {
+  return guard([] { gpuvec::cuda::not_built(); });
+}
+gpuvec_status gpuvec_cuda_pinned_result_alloc(size_t, void** block) {
+  *block = nullptr;
+  return guard([] { gpuvec::cuda::not_built(); });
+}
+gpuvec_status gpuvec_cuda_pinned_result_free(void*) {
   return guard([] { gpuvec::cuda::not_built(); });
 }
 gpuvec_status gpuvec_cuda_stream_create(gpuvec_stream* stream) {

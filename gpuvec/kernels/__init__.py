@@ -4,9 +4,12 @@
   are :class:`Kernel` objects (``mod.get_function("doublify")`` or
   ``mod.doublify``).
 - :class:`RawKernel` is one kernel from its source.
+- :class:`ElementwiseKernel` is an elementwise operation in CuPy's spec
+  language, compiled from gpuvec's own elementwise kernels.
 - :func:`kernel_cache` is the on-disk cache of compiled kernels.
 """
 
+from gpuvec.kernels._elementwise import ElementwiseKernel
 from gpuvec.kernels._module import Kernel, RawKernel, SourceModule, kernel_cache
 
-__all__ = ["Kernel", "RawKernel", "SourceModule", "kernel_cache"]
+__all__ = ["ElementwiseKernel", "Kernel", "RawKernel", "SourceModule", "kernel_cache"]

@@ -192,72 +192,163 @@ class SourceModule:
         return compiled
 
     def _compile_nvrtc(self) -> _Compiled:
-        path = _nvrtc.nvrtc_path()
-        major, minor = _core.nvrtc_version(path)
-        arch = _device_arch()
-        options = [*_NVRTC_OPTIONS, *self.options]
         names = list(self._signatures)
         # NVRTC takes the full C++ expressions (namespaces included).
         expressions = [self._signatures[n].expression for n in names]
-        key = _cache.cache_key(
-            source=self.source,
-            options=options,
-            names=expressions,
-            architecture=arch,
-            compiler=f"nvrtc {major}.{minor}",
-            backend="cuda",
-            checked=False,
+        image, lowered = compile_nvrtc(
+            _source.nvrtc_source(self.source),
+            self.name,
+            [*_NVRTC_OPTIONS, *self.options],
+            expressions,
+            self._compile_error,
+            key_source=self.source,
         )
-        cache = kernel_cache()
-        entry = cache.get(key)
-        if entry is None:
-            ok, log, image, is_cubin, lowered = _core.nvrtc_compile(
-                path, _source.nvrtc_source(self.source), self.name, arch, options, expressions
-            )
-            if not ok:
-                raise self._compile_error(log, "nvrtc")
-            cache.put(key, image, {"lowered": lowered, "is_cubin": is_cubin})
-        else:
-            image, lowered = entry.payload, entry.metadata["lowered"]
         module = _core.LoadedModule(_BACKEND_CUDA, image=image)
         return _Compiled(module, dict(zip(names, lowered, strict=True)), 0)
 
     def _compile_host(self, checked: bool) -> _Compiled:
         names = list(self._signatures)
         text, symbols = _source.host_source(self.source, names, self.name, checked)
-        options = [*_HOST_OPTIONS, *self.options]
-        key = _cache.cache_key(
-            source=text,
-            options=options,
-            names=names,
-            architecture="host",
-            compiler=_host_compiler.compiler_id(),
-            backend="host",
+        path = compile_host(
+            text,
+            self.name,
+            [*_HOST_OPTIONS, *self.options],
+            self._compile_error,
+            key_names=names,
             checked=checked,
             header=_emulation_header(),
         )
-        cache = kernel_cache()
-        entry = cache.get(key)
-        if entry is None:
-            with tempfile.TemporaryDirectory(prefix="gpuvec-kernel-") as folder:
-                library = Path(folder) / "kernel.so"
-                returncode, log = _host_compiler.compile_shared_library(
-                    text, self.name, library, options, _INCLUDE_DIR
-                )
-                if returncode != 0:
-                    raise self._compile_error(log, "host")
-                entry = cache.put(key, library.read_bytes(), {}, suffix=".so")
         flags = (_core.KERNEL_COOPERATIVE if self._cooperative else 0) | (
             _core.KERNEL_CHECKED if checked else 0
         )
-        # The cache checked the file's hash; its folder is private to the user,
-        # so the file loaded is the file checked.
-        module = _core.LoadedModule(_BACKEND_HOST, path=str(entry.path))
+        module = _core.LoadedModule(_BACKEND_HOST, path=str(path))
         return _Compiled(module, symbols, flags)
 
     def _compile_error(self, log: str, compiler: str) -> CompileError:
         message = _compile_errors.summarize(log, self.source, self.name, compiler)
         return CompileError(message, log=log, source_name=self.name)
+
+
+def compile_nvrtc(
+    source: str,
+    name: str,
+    options: list[str],
+    expressions: list[str],
+    compile_error,
+    *,
+    key_source: str | None = None,
+    header: str | None = None,
+) -> tuple[bytes, list[str]]:
+    """A source compiled by NVRTC for the current device, through the kernel cache.
+
+    Parameters
+    ----------
+    source : str
+        The text NVRTC compiles.
+    name : str
+        The source's name in NVRTC's messages.
+    options : list of str
+        NVRTC's options.
+    expressions : list of str
+        The name expressions whose lowered names are wanted.
+    compile_error : callable
+        ``compile_error(log, "nvrtc")`` makes the exception a failed compile raises.
+    key_source : str, optional
+        What stands for the source in the cache key (by default the source).
+    header : str, optional
+        The text of the gpuvec headers the source includes, for the cache key.
+
+    Returns
+    -------
+    image : bytes
+        A CUBIN or PTX image, for ``_core.LoadedModule``.
+    lowered : list of str
+        Each name expression's lowered name.
+    """
+    path = _nvrtc.nvrtc_path()
+    major, minor = _core.nvrtc_version(path)
+    arch = _device_arch()
+    parts = {"header": header} if header is not None else {}
+    key = _cache.cache_key(
+        source=source if key_source is None else key_source,
+        options=options,
+        names=expressions,
+        architecture=arch,
+        compiler=f"nvrtc {major}.{minor}",
+        backend="cuda",
+        checked=False,
+        **parts,
+    )
+    cache = kernel_cache()
+    entry = cache.get(key)
+    if entry is not None:
+        return entry.payload, entry.metadata["lowered"]
+    ok, log, image, is_cubin, lowered = _core.nvrtc_compile(
+        path, source, name, arch, options, expressions
+    )
+    if not ok:
+        raise compile_error(log, "nvrtc")
+    cache.put(key, image, {"lowered": lowered, "is_cubin": is_cubin})
+    return image, lowered
+
+
+def compile_host(
+    text: str,
+    name: str,
+    options: list[str],
+    compile_error,
+    *,
+    key_names: list[str],
+    checked: bool,
+    header: str,
+) -> Path:
+    """A host source compiled into a shared library, through the kernel cache.
+
+    Parameters
+    ----------
+    text : str
+        The host compiler's source.
+    name : str
+        The source's name in the compiler's messages.
+    options : list of str
+        The compiler's options, after gpuvec's own (``_host_compiler.FLAGS``).
+    compile_error : callable
+        ``compile_error(log, "host")`` makes the exception a failed compile raises.
+    key_names : list of str
+        The kernels compiled, for the cache key.
+    checked : bool
+        Checked mode, for the cache key.
+    header : str
+        The text of the gpuvec headers the source includes, for the cache key.
+
+    Returns
+    -------
+    pathlib.Path
+        The library in the cache, its hash checked; its folder is private to
+        the user, so the file loaded is the file checked.
+    """
+    key = _cache.cache_key(
+        source=text,
+        options=options,
+        names=key_names,
+        architecture="host",
+        compiler=_host_compiler.compiler_id(),
+        backend="host",
+        checked=checked,
+        header=header,
+    )
+    cache = kernel_cache()
+    entry = cache.get(key)
+    if entry is None:
+        with tempfile.TemporaryDirectory(prefix="gpuvec-kernel-") as folder:
+            library = Path(folder) / "kernel.so"
+            returncode, log = _host_compiler.compile_shared_library(
+                text, name, library, options, _INCLUDE_DIR
+            )
+            if returncode != 0:
+                raise compile_error(log, "host")
+            entry = cache.put(key, library.read_bytes(), {}, suffix=".so")
+    return entry.path
 
 
 _BACKEND_HOST = 0

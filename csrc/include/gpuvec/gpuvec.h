@@ -28,6 +28,7 @@
 
 #include <stdint.h>
 
+#include "gpuvec/limits.h" /* GPUVEC_MAX_NDIM, GPUVEC_MAX_INPUTS */
 #include "gpuvec/op_table.h"
 #include "gpuvec/runtime.h"
 #include "gpuvec/status.h"
@@ -35,9 +36,6 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-#define GPUVEC_MAX_NDIM 32
-#define GPUVEC_MAX_INPUTS 3
 
 /* The element types. The dtype is data: a new dtype is a new row here and in
  * the dispatch, not a new entry point. */

@@ -121,6 +121,36 @@ gpuvec_status gpuvec_kernel_launch(gpuvec_kernel kernel, const gpuvec_kernel_arg
                                    const gpuvec_kernel_config* config,
                                    const gpuvec_launch* launch);
 
+/* Elementwise kernels compiled from gpuvec's own map templates
+ * (gpuvec/map.hpp) for one signature, out = f(in[0], ..., in[n_inputs - 1]):
+ * a user's ElementwiseKernel. gpuvec_map runs one as gpuvec_elementwise runs
+ * gpuvec's own ops: it broadcasts nothing (the inputs have out's shape, with
+ * stride 0 where they repeat) but takes any strides, scalars, an out that
+ * overlaps an input, and, on the CUDA backend, host arrays (copied to the
+ * device and the result back, before the call returns).
+ *
+ * kernels[k] is the kernel of gpuvec::MapKernel k, from the module the
+ * source was compiled into: on the CUDA backend the four instances
+ * map_contiguous<T, V>, map_contiguous<T, 1>, map_rows<V> and map_strided;
+ * on the host backend kernels[0] alone, the library's GPUVEC_MAP_ENTRY. The
+ * dtypes are those the kernels were compiled for: float32, float64 or bool. */
+#define GPUVEC_MAP_KERNELS 4
+
+typedef struct gpuvec_map_kernel {
+  gpuvec_kernel kernels[GPUVEC_MAP_KERNELS];
+  int n_inputs;
+  gpuvec_dtype out_dtype;
+  gpuvec_dtype in_dtypes[GPUVEC_MAX_MAP_INPUTS];
+} gpuvec_map_kernel;
+
+/* out = f(inputs...) with the kernel's functor f. Every input has out's ndim
+ * and shape and the dtype the kernel takes for it (a scalar's value is a
+ * double, converted to that dtype). On the host backend every array is host
+ * memory; on the CUDA backend the arrays are all device memory, or all host
+ * memory. The launch is asynchronous on launch->stream for device memory. */
+gpuvec_status gpuvec_map(const gpuvec_map_kernel* kernel, const gpuvec_array* out,
+                         const gpuvec_array* inputs, int n_inputs, const gpuvec_launch* launch);
+
 /* NVRTC's output: an image to load, the compile log, and the lowered name of
  * each name expression. Owned by gpuvec: free it with gpuvec_nvrtc_output_free. */
 typedef struct gpuvec_nvrtc_output {

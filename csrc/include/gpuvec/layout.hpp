@@ -6,13 +6,14 @@
 // are contiguous in every operand are merged. A C- or Fortran-ordered array,
 // or a reversed one, thereby becomes one dimension of stride 1, which is the
 // fast path of every kernel.
+//
+// Installed, and compiled by NVRTC too (see gpuvec/portable.hpp): a Layout is
+// a kernel parameter of the map kernels (gpuvec/map.hpp).
 #ifndef GPUVEC_LAYOUT_HPP
 #define GPUVEC_LAYOUT_HPP
 
-#include <stdint.h>
-
-#include "gpuvec/gpuvec.h"
-#include "gpuvec/ops.hpp"  // GPUVEC_HD
+#include "gpuvec/limits.h"
+#include "gpuvec/portable.hpp"
 
 namespace gpuvec {
 
@@ -45,6 +46,7 @@ struct Layout {
   }
 };
 
+#if !defined(__CUDACC_RTC__)  // gpuvec's own (csrc/common/layout.cpp)
 // Builds the simplified layout of an op's operands. strides[k] are the element
 // strides of operand k. Throws gpuvec::Error for an invalid ndim or shape.
 template <int N>
@@ -55,6 +57,7 @@ Layout<N> simplify_layout(int ndim, const int64_t* shape, const int64_t* const (
 // nothing is flipped or reordered, so linear index i of the result is the
 // C-order index i over `shape` (what argmin and argmax report).
 Layout<1> ordered_layout(int ndim, const int64_t* shape, const int64_t* strides);
+#endif
 
 }  // namespace gpuvec
 

@@ -15,11 +15,7 @@
 
 #include <type_traits>
 
-#if defined(__CUDACC__)
-#define GPUVEC_HD __host__ __device__ __forceinline__
-#else
-#define GPUVEC_HD inline
-#endif
+#include "gpuvec/portable.hpp"  // GPUVEC_HD
 
 namespace gpuvec::ops {
 

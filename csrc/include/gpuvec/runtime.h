@@ -47,6 +47,10 @@ gpuvec_status gpuvec_cuda_mem_info(size_t* free_bytes, size_t* total_bytes);
  * size it was allocated with. */
 gpuvec_status gpuvec_cuda_alloc(size_t bytes, gpuvec_stream stream, void** ptr);
 gpuvec_status gpuvec_cuda_free(void* ptr, size_t bytes, gpuvec_stream stream);
+/* A cap on the bytes handed out on each device (0: none, the default). An
+ * allocation that would pass it fails with GPUVEC_ERROR_OUT_OF_MEMORY, as on
+ * a full device; memory already handed out is not touched. */
+gpuvec_status gpuvec_cuda_set_memory_limit(size_t bytes);
 
 /* Copies between host and device memory, ordered on the stream. */
 gpuvec_status gpuvec_cuda_copy_to_device(void* dst, const void* src, size_t bytes,
@@ -64,6 +68,15 @@ gpuvec_status gpuvec_cuda_device_synchronize(void);
  * (handed out plus cached), and giving the cached bytes back to the driver. */
 gpuvec_status gpuvec_cuda_pool_usage(size_t* used_bytes, size_t* reserved_bytes);
 gpuvec_status gpuvec_cuda_pool_release_cached(void);
+
+/* Pinned host memory for a download's result (DeviceArray.to_host()): a copy
+ * from the device lands in it at the bus's full speed. *block is NULL where
+ * pageable memory should serve instead: a small size, one downloaded fewer
+ * than twice before (pinning costs several pageable downloads), or the pinned
+ * memory held would pass its cap. A freed block is kept for the next result
+ * of its size; gpuvec_cuda_pool_release_cached frees kept blocks. */
+gpuvec_status gpuvec_cuda_pinned_result_alloc(size_t bytes, void** block);
+gpuvec_status gpuvec_cuda_pinned_result_free(void* block);
 
 /* Result slots: 16 bytes of pinned host memory that kernels write directly
  * (mapped memory, reached over the bus), for a reduction's one value. Once

@@ -1,11 +1,11 @@
 // Visiting the elements of a layout on the host, in C order: the host
-// backend's loops and the staging pipeline's gathers and scatters.
-#ifndef GPUVEC_KIT_WALK_HPP
-#define GPUVEC_KIT_WALK_HPP
-
-#include <stdint.h>
+// backend's loops (gpuvec/map.hpp's among them, compiled into a user's
+// ElementwiseKernel too) and the staging pipeline's gathers and scatters.
+#ifndef GPUVEC_WALK_HPP
+#define GPUVEC_WALK_HPP
 
 #include "gpuvec/layout.hpp"
+#include "gpuvec/portable.hpp"
 
 namespace gpuvec {
 
@@ -41,4 +41,4 @@ void walk(const Layout<N>& L, int64_t begin, int64_t end, Visit&& visit) {
 
 }  // namespace gpuvec
 
-#endif  // GPUVEC_KIT_WALK_HPP
+#endif  // GPUVEC_WALK_HPP

@@ -1,0 +1,57 @@
+// What gpuvec's kernel headers need from the standard library, so that they
+// compile everywhere they are used: by nvcc and the host compiler in gpuvec's
+// own build, by NVRTC for a user's ElementwiseKernel, and by the host
+// compiler against gpuvec/cuda_emulation.h for the same kernel without a GPU.
+//
+// NVRTC has no standard headers of its own (the nvidia-cuda-nvrtc wheel ships
+// none: no <stdint.h>, no <utility>, no <type_traits>), so under NVRTC the few
+// fixed-width types are defined here, and the two library templates the
+// kernels use (an index sequence, a type comparison) are gpuvec's own
+// everywhere, so that one spelling compiles under every compiler.
+#ifndef GPUVEC_PORTABLE_HPP
+#define GPUVEC_PORTABLE_HPP
+
+#if defined(__CUDACC_RTC__)
+typedef signed char int8_t;
+typedef unsigned char uint8_t;
+typedef int int32_t;
+typedef unsigned int uint32_t;
+typedef long long int64_t;
+typedef unsigned long long uint64_t;
+typedef unsigned long long uintptr_t;
+typedef decltype(sizeof(0)) size_t;
+#else
+#include <stddef.h>
+#include <stdint.h>
+#endif
+
+// A function of both host and device code, always inlined on the device.
+#if defined(__CUDACC__)
+#define GPUVEC_HD __host__ __device__ __forceinline__
+#else
+#define GPUVEC_HD inline
+#endif
+
+namespace gpuvec {
+
+// std::index_sequence, and index_sequence_for<P...>: 0, 1, ..., sizeof...(P) - 1.
+template <size_t... K>
+struct index_sequence {};
+template <size_t N, size_t... K>
+struct make_index_sequence_of : make_index_sequence_of<N - 1, N - 1, K...> {};
+template <size_t... K>
+struct make_index_sequence_of<0, K...> {
+  using type = index_sequence<K...>;
+};
+template <class... P>
+using index_sequence_for = typename make_index_sequence_of<sizeof...(P)>::type;
+
+// std::is_same_v.
+template <class A, class B>
+constexpr bool is_same_v = false;
+template <class A>
+constexpr bool is_same_v<A, A> = true;
+
+}  // namespace gpuvec
+
+#endif  // GPUVEC_PORTABLE_HPP

@@ -1,0 +1,126 @@
+"""The source of an ElementwiseKernel for one signature, for each backend.
+
+The kernel is gpuvec's own elementwise machinery (``gpuvec/map.hpp``: the
+CUDA kernels with their 16-byte contiguous path, the broadcast rows and the
+strided walks, and the host loop) instantiated with a functor made of the
+user's operation. The functor takes the inputs by value and returns the
+output, which the operation assigns (CuPy's semantics):
+
+.. code-block:: cpp
+
+    struct gpuvec_op {
+      using T = float;  // each type placeholder, resolved
+      GPUVEC_HD float operator()(const float a, const float b) const {
+        float c = float();
+        c = 2.5f * a * b + a - 0.5f;  // the operation, under #line 1 "kernel.cu"
+        return c;
+      }
+    };
+
+On a GPU NVRTC compiles the four instances of the map kernels that
+``gpuvec/map.hpp``'s launch plan chooses among, named by name expressions; on
+the host the C++ compiler builds one exported entry (``GPUVEC_MAP_ENTRY``)
+that runs the host loop over a range, which gpuvec's thread pool calls in
+pieces.
+
+Examples
+--------
+>>> import numpy as np
+>>> f32 = np.dtype(np.float32)
+>>> print(functor_source("c = a + b", ["a", "b"], [f32, f32], "c", f32, {}, "add.cu"))
+struct gpuvec_op {
+  GPUVEC_HD float operator()(const float a, const float b) const {
+    float c = float();
+#line 1 "add.cu"
+c = a + b
+;
+#line 8 "gpuvec-generated-entries"
+    return c;
+  }
+};
+<BLANKLINE>
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+
+from gpuvec.kernels._source import EMULATION_HEADER, GENERATED_NAME
+from gpuvec.kernels._spec import C_TYPES
+
+__all__ = [
+    "ENTRY",
+    "FUNCTOR",
+    "MAP_HEADER",
+    "cuda_source",
+    "functor_source",
+    "host_source",
+    "name_expressions",
+]
+
+MAP_HEADER = "gpuvec/map.hpp"
+FUNCTOR = "gpuvec_op"  # the functor's name in the generated source
+ENTRY = "gpuvec_map_entry"  # the host library's exported entry
+
+
+def functor_source(
+    operation: str,
+    in_names: Sequence[str],
+    in_dtypes: Sequence[np.dtype],
+    out_name: str,
+    out_dtype: np.dtype,
+    placeholders: Mapping[str, np.dtype],
+    source_name: str,
+    preamble: str = "",
+) -> str:
+    """The functor that runs `operation`, with its lines reported under `source_name`."""
+    lines = []
+    if preamble:
+        lines += [f'#line 1 "{source_name}:preamble"', preamble]
+    lines.append(f"struct {FUNCTOR} {{")
+    lines += [f"  using {t} = {C_TYPES[d]};" for t, d in sorted(placeholders.items())]
+    params = ", ".join(f"const {C_TYPES[d]} {n}" for n, d in zip(in_names, in_dtypes, strict=True))
+    out_type = C_TYPES[out_dtype]
+    lines += [
+        f"  GPUVEC_HD {out_type} operator()({params}) const {{",
+        f"    {out_type} {out_name} = {out_type}();",
+        f'#line 1 "{source_name}"',
+        operation,
+        ";",  # CuPy's operation needs no semicolon of its own
+    ]
+    # The lines after the operation are gpuvec's again.
+    lines += [f'#line {len(lines) + 2} "{GENERATED_NAME}"', f"    return {out_name};", "  }", "};"]
+    return "\n".join(lines) + "\n"
+
+
+def host_source(functor: str, in_dtypes: Sequence[np.dtype], out_dtype: np.dtype) -> str:
+    """What the host compiler builds: the functor and the entry gpuvec's thread pool calls."""
+    types = ", ".join(C_TYPES[d] for d in [out_dtype, *in_dtypes])
+    return (
+        f"#include <{EMULATION_HEADER}>\n"  # CUDA's math functions and built-ins, on the CPU
+        f"#include <{MAP_HEADER}>\n"
+        f"{functor}"
+        f'#line 1 "{GENERATED_NAME}"\n'
+        f"GPUVEC_MAP_ENTRY({ENTRY}, {FUNCTOR}, {types})\n"
+    )
+
+
+def cuda_source(functor: str) -> str:
+    """What NVRTC compiles: the functor; the instances are named by name_expressions."""
+    return f"#include <{MAP_HEADER}>\n{functor}"
+
+
+def name_expressions(in_dtypes: Sequence[np.dtype], out_dtype: np.dtype) -> list[str]:
+    """The four map kernels of the signature, in the order of ``gpuvec::MapKernel``."""
+    out = C_TYPES[out_dtype]
+    operands = "".join(f", gpuvec::Operand<{C_TYPES[d]}>" for d in in_dtypes)
+    width = f"gpuvec::kPackWidth<{', '.join(C_TYPES[d] for d in [out_dtype, *in_dtypes])}>"
+    n = 1 + len(in_dtypes)
+    return [
+        f"gpuvec::map_contiguous<{out}, {width}, {FUNCTOR}{operands}>",
+        f"gpuvec::map_contiguous<{out}, 1, {FUNCTOR}{operands}>",
+        f"gpuvec::map_rows<{width}, {n}, {out}, {FUNCTOR}{operands}>",
+        f"gpuvec::map_strided<{n}, {out}, {FUNCTOR}{operands}>",
+    ]
