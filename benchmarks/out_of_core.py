@@ -22,8 +22,9 @@ and computing on a chunk already there. If the passes overlap them, so that
 the GPU computes while the next chunk is read, a pass runs near the lowest
 of the three; if they took turns, it would run at 1 / (sum of 1 / rate).
 
-Workers get GPUVEC_MEMORY_LIMIT (gpuvec's cap on its device memory) set to
-the budget over the workers per GPU; the data is --times times the budget of
+gpuvec's device memory is capped at the budget (gpuvec.set_memory_limit, and
+GPUVEC_MEMORY_LIMIT for worker processes, which share a GPU's budget), so a
+pass that needed more would fail; the data is --times times the budget of
 every GPU used. Needs the dask extra (and dask-cuda for LocalCUDACluster).
 
 Usage: python3 benchmarks/out_of_core.py [--budget 2GiB] [--times 4] [--size BYTES]
@@ -57,8 +58,8 @@ def parse_args(argv=None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
         "--budget",
-        help="device memory per GPU for gpuvec (default: GPUVEC_MEMORY_LIMIT, else 2GiB on "
-        "a GPU and 16MiB on the host backend)",
+        help="device memory per GPU for gpuvec (default: gpuvec.memory_limit(), which "
+        "GPUVEC_MEMORY_LIMIT sets, else 2GiB on a GPU and 16MiB on the host backend)",
     )
     parser.add_argument("--times", type=float, default=4.0, help="data size over the budget")
     parser.add_argument("--size", help="the data size instead (e.g. 32GiB)")
@@ -233,12 +234,14 @@ def gpuvec_scheduler(kind: str, args, budget: int):
     a description of it."""
     # Workers on one GPU share its budget; each of LocalCUDACluster's has a GPU.
     os.environ["GPUVEC_MEMORY_LIMIT"] = str(budget // (args.workers or 1))
-    set_limit = getattr(gpuvec, "set_memory_limit", None)  # this process's, where gpuvec has it
-    if set_limit is not None:
-        set_limit(budget)
     if kind == "threads":
-        with dask.config.set(scheduler="threads", num_workers=args.threads):
-            yield f"Dask threads, {args.threads}"
+        previous = gpuvec.memory_limit()
+        gpuvec.set_memory_limit(budget)  # this process's threads
+        try:
+            with dask.config.set(scheduler="threads", num_workers=args.threads):
+                yield f"Dask threads, {args.threads}"
+        finally:
+            gpuvec.set_memory_limit(previous)
         return
     import distributed
 
@@ -283,7 +286,7 @@ def pass_rates(steps: dict[str, float]) -> dict[str, list[float]]:
 def main(argv=None) -> int:
     args = parse_args(argv)
     cuda = gpuvec.backend() == "cuda"
-    default_budget = os.environ.get("GPUVEC_MEMORY_LIMIT") or ("2GiB" if cuda else "16MiB")
+    default_budget = gpuvec.memory_limit() or ("2GiB" if cuda else "16MiB")
     budget = parse_bytes(args.budget or default_budget)
     kind, gpus = scheduler_kind(args)
     size = parse_bytes(args.size) if args.size else int(args.times * budget * gpus)
