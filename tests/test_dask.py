@@ -132,7 +132,9 @@ def test_to_device_dtypes_follow_the_policy(backend, rng, source, dtype, expecte
     values = rng.integers(-5, 5, SHAPE).astype(source)
     d = gpuvec_dask.to_device(da.from_array(values, chunks=CHUNKS), dtype)
     assert d.dtype == expected
-    with gpuvec.precision("float64"):  # where the chunks are made: no say in their dtype
+    # A precision in force where the chunks are made (this thread: the synchronous
+    # scheduler) has no say in their dtype.
+    with gpuvec.precision("float64"), dask.config.set(scheduler="sync"):
         result = d.compute()
     assert result.dtype == expected
     np.testing.assert_array_equal(result.to_host(), values.astype(expected))
