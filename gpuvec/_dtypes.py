@@ -185,6 +185,25 @@ def check_dtype(dtype) -> np.dtype | None:
     return dt
 
 
+def is_integer_dtype(dtype) -> bool:
+    """Whether ``dtype`` names an integer dtype (int64, uint8, ...).
+
+    DeviceArrays hold no integers: where NumPy casts to one (``astype``,
+    ``sum``'s ``dtype=``), gpuvec rounds toward zero and keeps float64.
+
+    Examples
+    --------
+    >>> is_integer_dtype(np.intp), is_integer_dtype("float32"), is_integer_dtype(None)
+    (True, False, False)
+    """
+    if dtype is None:
+        return False
+    try:
+        return np.dtype(dtype).kind in "iu"
+    except TypeError:
+        return False  # not a dtype: the caller's own check names it
+
+
 def check_array_dtype(dtype) -> np.dtype:
     """The dtype of a new DeviceArray: float32, float64 or bool.
 

@@ -26,18 +26,22 @@ logical ops, as ``& | ^ ~`` are on a DeviceArray (``np.True_ & d`` asks
 them).
 
 The functions, with NumPy's signatures: ``sum``, ``mean``, ``std``,
-``var``, ``min``/``amin``, ``max``/``amax``, ``prod`` (``axis``, ``dtype``,
-``keepdims``, ``ddof``), ``any``, ``all``, ``argmin``, ``argmax``,
-``count_nonzero`` (the last three give host integers, as gpuvec's do:
-DeviceArrays hold no integers); ``dot`` of two vectors and ``vdot``;
+``var``, ``min``/``amin``, ``max``/``amax``, ``prod``, ``nansum``,
+``nanmean`` (``axis``, ``dtype``, ``keepdims``, ``ddof``), ``any``,
+``all``, ``argmin``, ``argmax``, ``count_nonzero`` (the last three give
+host integers, as gpuvec's do: DeviceArrays hold no integers; NumPy's
+integers, as NumPy's functions do, where gpuvec's give Python ints); ``dot`` of
+two vectors, ``vdot``, and ``tensordot`` where it contracts every axis;
 ``where`` of three arguments; ``clip``; ``round`` to whole numbers;
 ``linalg.norm`` with ``ord`` None, 2 (vectors) or ``"fro"`` (matrices);
 ``concatenate``, ``stack``, ``empty_like``, ``zeros_like``, ``ones_like``,
 ``full_like`` (on the prototype's device), ``broadcast_to``, ``reshape``
 (order "C"), ``transpose``, ``squeeze``, ``expand_dims``, ``shape``,
-``ndim``, ``size`` and ``may_share_memory``. A keyword given as None (``out=None``) counts as not
-given; arguments that gpuvec's function takes by keyword only (``dtype`` of
-``np.sum``) must be given by keyword.
+``ndim``, ``size`` and ``may_share_memory``; and ``asarray`` and ``array``
+with ``like=`` a DeviceArray (NEP 35), which copy host data to the current
+device, as Dask asks for arrays of its chunks' type. A keyword given as
+None (``out=None``) counts as not given; arguments that gpuvec's function
+takes by keyword only (``dtype`` of ``np.sum``) must be given by keyword.
 
 Anything else is NotImplemented, and NumPy raises its TypeError: another
 ufunc method (``accumulate``, ``outer``, ``at``), a ufunc or function gpuvec
@@ -57,12 +61,15 @@ TypeError: no implementation found for 'numpy.sort' on types that implement __ar
 
 from __future__ import annotations
 
+import functools
 import inspect
+import operator
 
 import numpy as np
 
 from gpuvec import _core, blas, creation, elementwise, manipulation, reductions, ufuncs
 from gpuvec.device_array import NUMPY_FUNCTIONS, NUMPY_UFUNCS, DeviceArray, _is_bool_operand
+from gpuvec.manipulation import _axes
 
 # NumPy's ufuncs of gpuvec's meaning under another name.
 _NUMPY_NAMES = {"round": "rint"}
@@ -262,6 +269,60 @@ def _size(a, axis=None):
     return a.size if axis is None else a.shape[axis]
 
 
+def _numpy_integer(function):
+    """``function``, whose Python int result (an index or a count over every
+    axis) comes back as NumPy's function gives it: a NumPy integer (np.intp)."""
+
+    @functools.wraps(function)
+    def call(*args, **kwargs):
+        result = function(*args, **kwargs)
+        return np.intp(result) if type(result) is int else result
+
+    return call
+
+
+def _tensordot(a, b, axes=2):
+    """np.tensordot that contracts every axis of both arrays: the dot product of
+    their elements, paired by ``axes``. Other contractions are matrix
+    products, which gpuvec lacks."""
+    if isinstance(axes, tuple | list):
+        a_axes, b_axes = (tuple(x) if isinstance(x, tuple | list) else (x,) for x in axes)
+    else:
+        count = operator.index(axes)
+        a_axes, b_axes = tuple(range(a.ndim - count, a.ndim)), tuple(range(count))
+    if len(a_axes) != a.ndim or len(b_axes) != b.ndim or a.ndim != b.ndim:
+        return NotImplemented
+    a_axes, b_axes = _axes(a_axes, a.ndim), _axes(b_axes, b.ndim)
+    if any(a.shape[i] != b.shape[j] for i, j in zip(a_axes, b_axes, strict=True)):
+        raise ValueError("shape-mismatch for sum")
+    # b with its axes in a's order: a's axis a_axes[k] meets b's axis b_axes[k].
+    order = [0] * b.ndim
+    for i, j in zip(a_axes, b_axes, strict=True):
+        order[i] = j
+    return reductions.dot(a, b.transpose(order))
+
+
+def _asarray(a, dtype=None, order=None, *, device=None, copy=None):
+    """np.asarray(a, like=d): ``a`` as a DeviceArray, host data copied to the
+    current device (NumPy passes no prototype to put it next to)."""
+    if order not in (None, "K", "A", "C") or device is not None:
+        return NotImplemented
+    if copy is False and not isinstance(a, DeviceArray):
+        raise ValueError("Unable to avoid copy while creating an array as requested.")
+    result = creation.asarray(a, dtype)
+    return result.copy() if copy and result is a else result
+
+
+def _array(object, dtype=None, *, copy=True, order="K", subok=False, ndmin=0):
+    """np.array(object, like=d): a new DeviceArray (or ``object``, for copy=False),
+    with ``ndmin`` dimensions at least."""
+    result = _asarray(object, dtype, None if order == "K" else order, copy=copy)
+    if result is NotImplemented:
+        return result
+    missing = operator.index(ndmin) - result.ndim
+    return result[(None,) * missing] if missing > 0 else result
+
+
 def _numpy_signature(function):
     """``function`` called with NumPy's arguments: NotImplemented where they do not bind.
 
@@ -294,13 +355,16 @@ NUMPY_FUNCTIONS.update(
             np.amin: reductions.min,
             np.max: reductions.max,
             np.amax: reductions.max,
-            np.argmin: reductions.argmin,
-            np.argmax: reductions.argmax,
+            np.argmin: _numpy_integer(reductions.argmin),
+            np.argmax: _numpy_integer(reductions.argmax),
             np.prod: reductions.prod,
+            np.nansum: reductions.nansum,
+            np.nanmean: reductions.nanmean,
             np.any: reductions.any,
             np.all: reductions.all,
-            np.count_nonzero: reductions.count_nonzero,
+            np.count_nonzero: _numpy_integer(reductions.count_nonzero),
             np.dot: _dot,
+            np.tensordot: _tensordot,
             np.vdot: reductions.dot,
             np.where: _where,
             np.clip: _clip,
@@ -321,6 +385,8 @@ NUMPY_FUNCTIONS.update(
             np.shape: lambda a: a.shape,
             np.ndim: lambda a: a.ndim,
             np.size: _size,
+            np.asarray: _asarray,
+            np.array: _array,
         }.items()
     }
 )

@@ -18,7 +18,7 @@ from numpy.exceptions import AxisError
 from numpy.lib.stride_tricks import as_strided
 
 from gpuvec import _core
-from gpuvec._dtypes import check_array_dtype, scalar_arg
+from gpuvec._dtypes import check_array_dtype, is_integer_dtype, scalar_arg
 from gpuvec._table import ELEMENTWISE
 from gpuvec.device import Device
 
@@ -145,6 +145,10 @@ class DeviceArray(_core.ArrayFields):
     # _stream, _readonly, _contiguous, _size) live in the compiled base class,
     # where the short paths read them as C struct members.
     __slots__ = ()
+
+    # Above NumPy arrays' 0.0: libraries that pick the array type of a mixed
+    # pair by it (Dask, to join chunks) pick gpuvec's functions.
+    __array_priority__ = 1.0
 
     # -- NumPy's protocols ------------------------------------------------------------------
     #
@@ -507,7 +511,23 @@ class DeviceArray(_core.ArrayFields):
         return self.astype(self._dtype)
 
     def astype(self, dtype) -> DeviceArray:
-        """A copy converted to float32, float64 or bool (true where nonzero)."""
+        """A copy converted to float32, float64 or bool (true where nonzero).
+
+        An integer dtype (``np.int64``, ...) gives whole numbers, rounded
+        toward zero as NumPy's cast does, held in float64: DeviceArrays hold
+        no integers. They are exact up to 2**53; values that no integer
+        dtype can hold (NaN, inf, or beyond its range) stay as they are,
+        where NumPy's cast gives undefined values.
+
+        Examples
+        --------
+        >>> import numpy as np, gpuvec
+        >>> gpuvec.to_device(np.array([-1.5, 0.5, 2.7])).astype(np.int64)
+        DeviceArray([-1.,  0.,  2.], dtype=float64)
+        """
+        if is_integer_dtype(dtype):
+            whole = _OP["trunc"]
+            return _core.elementwise(whole, (self,), _X, None, np.float64, None, self._stream)
         result = _core.new_array(
             self._shape, check_array_dtype(dtype), self._stream, device=self._device
         )
@@ -566,6 +586,22 @@ class DeviceArray(_core.ArrayFields):
         # Through the pinned staging buffers: several times faster than a
         # pageable copy, and a strided array is gathered on the way.
         return _core.to_host(self)
+
+    # -- copies and pickling ------------------------------------------------------------------
+    #
+    # A DeviceArray pickles by value: its data is copied to the host, and
+    # unpickling copies it to the current device of the process that loads it
+    # (a Dask worker's GPU, say), where an address from another process would
+    # mean nothing. As NumPy's, the copy is C-contiguous and writable.
+
+    def __reduce__(self):
+        return _unpickle, (self.to_host(),)
+
+    def __copy__(self) -> DeviceArray:
+        return self.copy()  # on the device: no round trip through a pickle
+
+    def __deepcopy__(self, memo) -> DeviceArray:
+        return self.copy()
 
     def __array__(self, dtype=None, copy=None):
         result = self.to_host()
@@ -886,6 +922,13 @@ NUMPY_FUNCTIONS: dict = {}
 # The array types __array_function__ answers for; NumPy arrays among
 # DeviceArrays get gpuvec's error, which says to copy them to the device.
 _ARRAY_TYPES = (DeviceArray, np.ndarray)
+
+
+def _unpickle(data: np.ndarray) -> DeviceArray:
+    """A pickled DeviceArray's data, copied to the current device in its own dtype."""
+    # An explicit float dtype, so that a precision set where it is loaded
+    # cannot change it; bool data stays bool without one.
+    return _core.to_device(data, None if data.dtype == np.bool_ else data.dtype)
 
 
 def _is_bool_operand(value) -> bool:

@@ -16,8 +16,8 @@ import warnings
 import numpy as np
 
 from gpuvec import _core
-from gpuvec._dtypes import scalar_arg
-from gpuvec._table import REDUCE
+from gpuvec._dtypes import as_real_array, is_integer_dtype, scalar_arg
+from gpuvec._table import ELEMENTWISE, REDUCE
 from gpuvec.device_array import METHODS, DeviceArray
 
 __all__ = [
@@ -61,8 +61,12 @@ def sum(x, axis=None, *, dtype=None, keepdims=False, threads_per_block=None, str
     axis : None or int or tuple of ints, optional
         The axes to sum over (negative ones count from the end); None sums
         everything.
-    dtype : {numpy.float32, numpy.float64}, optional
-        The dtype to read the input in; the result is rounded to it.
+    dtype : {numpy.float32, numpy.float64} or an integer dtype, optional
+        The dtype to read the input in; the result is rounded to it. An
+        integer dtype sums whole numbers, as NumPy's does: float input is
+        rounded toward zero first, and the sum is accumulated and returned
+        in float64, since DeviceArrays hold no integers (exact below 2**53,
+        where NumPy's integers would wrap around beyond their range).
     keepdims : bool, optional
         Keep the summed axes, with length 1, so the result broadcasts
         against ``x``.
@@ -89,8 +93,29 @@ def sum(x, axis=None, *, dtype=None, keepdims=False, threads_per_block=None, str
     >>> gpuvec.sum(np.arange(6.0).reshape(2, 3), axis=-1, keepdims=True)
     array([[ 3.],
            [12.]])
+    >>> gpuvec.sum(np.array([0.5, 1.5, -2.5]), dtype=np.int64)  # 0 + 1 - 2
+    -1.0
     """
+    x, dtype = _whole_numbers(x, dtype, stream)
     return _core.reduce(REDUCE["sum"], x, None, axis, keepdims, dtype, threads_per_block, stream)
+
+
+def _whole_numbers(x, dtype, stream):
+    """``x`` and ``dtype`` for a sum or product with NumPy's integer ``dtype=``.
+
+    NumPy casts each element to the integer dtype (rounding toward zero) and
+    reduces in it. DeviceArrays hold no integers, so float input is rounded
+    toward zero on its own device (:func:`gpuvec.trunc`), and the whole
+    numbers are reduced in float64; bool and integer input are whole numbers
+    already. Any other ``dtype`` is returned as it is.
+    """
+    if not is_integer_dtype(dtype):
+        return x, dtype
+    if not isinstance(x, DeviceArray):
+        x = as_real_array(x, "x")
+    if x.dtype.kind == "f":
+        x = _core.elementwise(ELEMENTWISE["trunc"], (x,), ("x",), stream=stream)
+    return x, np.dtype(np.float64)
 
 
 def dot(x, y, *, dtype=None, threads_per_block=None, stream=None):
@@ -132,8 +157,8 @@ x : array_like
 axis : None or {axis_type}, optional
     The {axis_what} to reduce over (negative ones count from the end); None
     reduces everything.
-{extra}dtype : {{numpy.float32, numpy.float64}}, optional
-    The dtype to read the input in{rounded}.
+{extra}dtype : {{numpy.float32, numpy.float64}}{integer_type}, optional
+    The dtype to read the input in{rounded}.{integers}
 keepdims : bool, optional
     Keep the reduced axes, with length 1, so that the result broadcasts
     against ``x``.
@@ -171,6 +196,8 @@ def _doc(name, summary, details, returns, example_all, example_axis, **fields):
         "rounded": "; the result is rounded to it",
         "returns_type": _VALUE_RETURNS,
         "second": "5.0",
+        "integer_type": "",
+        "integers": "",
     }
     return _REDUCE_DOC.format(
         name=name,
@@ -257,8 +284,17 @@ def argmax(x, axis=None, *, dtype=None, keepdims=False, threads_per_block=None, 
 
 
 def prod(x, axis=None, *, dtype=None, keepdims=False, threads_per_block=None, stream=None):
+    x, dtype = _whole_numbers(x, dtype, stream)
     return _core.reduce(REDUCE["prod"], x, None, axis, keepdims, dtype, threads_per_block, stream)
 
+
+# The dtype= of the sums and products, which take integer dtypes too.
+_INTEGERS = {
+    "integer_type": " or an integer dtype",
+    "integers": (
+        " An integer dtype\n    reduces whole numbers, in float64 (see :func:`gpuvec.sum`)."
+    ),
+}
 
 _FEW_DEGREES = "Degrees of freedom <= 0 for slice"
 
@@ -298,6 +334,7 @@ def std(x, axis=None, *, ddof=0, dtype=None, keepdims=False, threads_per_block=N
 
 
 def nansum(x, axis=None, *, dtype=None, keepdims=False, threads_per_block=None, stream=None):
+    x, dtype = _whole_numbers(x, dtype, stream)
     return _core.reduce(
         REDUCE["nansum"], x, None, axis, keepdims, dtype, threads_per_block, stream
     )
@@ -386,6 +423,7 @@ prod.__doc__ = _doc(
     f"The product: {_VALUE_DETAIL}",
     "720.0",
     "array([15., 48.])",
+    **_INTEGERS,
 )
 var.__doc__ = _doc(
     "var",
@@ -417,6 +455,7 @@ nansum.__doc__ = _doc(
     "16.0",
     "array([ 4., 12.])",
     second="np.nan",
+    **_INTEGERS,
 )
 nanmean.__doc__ = _doc(
     "nanmean",

@@ -53,6 +53,7 @@ _EXACT = {
     "ceil",
     "round",
     "sign",
+    "trunc",
 }
 
 _PARAMETERS = """out : numpy.ndarray or DeviceArray, optional

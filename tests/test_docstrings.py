@@ -13,6 +13,7 @@ MODULES = [
     "gpuvec._numpy_protocols",
     "gpuvec._table",
     "gpuvec.blas",
+    "gpuvec.dask",  # needs Dask (the test extra has it)
     "gpuvec.device_array",
     "gpuvec.elementwise",
     "gpuvec.kernels._cache",
@@ -30,6 +31,8 @@ MODULES = [
 
 @pytest.mark.parametrize("name", MODULES)
 def test_docstring_examples(backend, name):
+    if name == "gpuvec.dask":
+        pytest.importorskip("dask.array", reason="gpuvec.dask needs dask[array]")
     module = importlib.import_module(name)
     result = doctest.testmod(module, optionflags=doctest.NORMALIZE_WHITESPACE)
     assert result.attempted > 0, f"{name} has no examples"

@@ -98,6 +98,7 @@ UNARY = {
     "ceil": np.ceil,
     "round": np.rint,  # halves to even, as gpuvec's round and numpy.round
     "sign": np.sign,
+    "trunc": np.trunc,
     "exp": np.exp,
     "log": np.log,
     "log1p": np.log1p,
@@ -148,7 +149,7 @@ NUMPY = {**UNARY, **BINARY}
 # Correctly rounded (or a choice of elements, or a truth value): gpuvec must
 # give NumPy's bits, the sign of zero included.
 EXACT = {"add", "subtract", "multiply", "divide", "maximum", "minimum", "where"}
-EXACT |= {"negative", "abs", "sqrt", "floor", "ceil", "round", "sign", *TRUTH}
+EXACT |= {"negative", "abs", "sqrt", "floor", "ceil", "round", "sign", "trunc", *TRUTH}
 # The float64 references of the others, which must be within ULPS[name].
 REFERENCE64 = {**NUMPY, "sigmoid": sigmoid64}
 
@@ -706,6 +707,20 @@ class NumPyParity(RuleBasedStateMachine):
         assert value.is_c_contiguous
         return self.keep(value, mirror)
 
+    @rule(target=device, x=device, dtype=st.sampled_from([np.int64, np.int32, np.uint8]))
+    def astype_integer(self, x, dtype):
+        """d.astype(an integer dtype): NumPy's whole numbers, held in float64
+        (difference 9); values that the dtype cannot hold (NaN, inf, out of its
+        range) stay as they are, where NumPy's cast is undefined."""
+        value = x.value.astype(dtype)
+        mirror = x.mirror.astype(np.float64, order="C")
+        np.trunc(mirror, out=mirror)  # in place: a 0-d mirror stays an array, not a scalar
+        info = np.iinfo(dtype)
+        fits = np.isfinite(mirror) & (mirror >= info.min) & (mirror <= info.max)
+        np.testing.assert_array_equal(mirror[fits], x.mirror[fits].astype(dtype))
+        assert value.dtype == np.float64
+        return self.keep(value, mirror)
+
     # -- views ----------------------------------------------------------------------------------
 
     def view(self, x: Pair, make):
@@ -1222,11 +1237,11 @@ class NumPyParity(RuleBasedStateMachine):
     @rule(x=device, other=host)
     def documented_refusals(self, x, other):
         """The deliberate differences of docs/numpy-differences.md, on any device
-        array: no index arrays (6), float and bool dtypes only, and no NumPy
+        array: no index arrays (6), real dtypes only (integer ones give floats: 9), and no NumPy
         arrays in device calls (README): each a TypeError."""
         for call in (
             lambda: x.value[np.zeros(x.mirror.shape, np.intp)],
-            lambda: x.value.astype(np.int64),
+            lambda: x.value.astype(np.complex128),
             lambda: gv.add(x.value, other.value),
         ):
             _, error = attempt(call)

@@ -1,5 +1,7 @@
 """The Jupyter magics: %load_ext gpuvec, %gpuvec_info and %%gpuvec_timeit."""
 
+import sys
+
 import numpy as np
 import pytest
 
@@ -10,6 +12,7 @@ interactiveshell = pytest.importorskip("IPython.core.interactiveshell")
 
 @pytest.fixture
 def ip(backend):
+    main = sys.modules["__main__"]
     shell = interactiveshell.InteractiveShell.instance()
     shell.run_line_magic("load_ext", "gpuvec")
     shell.user_ns["gpuvec"] = gpuvec
@@ -17,6 +20,9 @@ def ip(backend):
     # The shell is a process-wide singleton: drop the test's arrays from its
     # namespace and output cache, or their device memory outlives the test.
     shell.reset()
+    # Creating it made its namespace module __main__, which has no __spec__:
+    # later tests that start processes (multiprocessing's spawn) need the real one.
+    sys.modules["__main__"] = main
 
 
 def test_gpuvec_info(ip, backend):

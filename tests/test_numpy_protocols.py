@@ -36,7 +36,7 @@ def check(result, expected, dtype=None):
 # -- ufuncs ------------------------------------------------------------------------------------
 
 UNARY = ["negative", "absolute", "sqrt", "exp", "log", "log1p", "expm1", "sin", "cos", "tan"]
-UNARY += ["arcsin", "arccos", "arctan", "tanh", "floor", "ceil", "rint", "sign"]
+UNARY += ["arcsin", "arccos", "arctan", "tanh", "floor", "ceil", "rint", "sign", "trunc"]
 BINARY = ["add", "subtract", "multiply", "divide", "power", "maximum", "minimum", "hypot"]
 BINARY += ["arctan2"]
 COMPARE = ["equal", "not_equal", "less", "less_equal", "greater", "greater_equal"]
@@ -211,6 +211,8 @@ FUNCTIONS_NOT_IMPLEMENTED = {
     "reshape in F order": lambda d: np.reshape(d, -1, order="F"),
     "zeros_like in F order": lambda d: np.zeros_like(d, order="F"),
     "round to tenths": lambda d: np.round(d, 1),
+    "tensordot of some axes": lambda d: np.tensordot(d.reshape(1, -1), d.reshape(-1, 1), 1),
+    "asarray in F order": lambda d: np.asarray([1.0], order="F", like=d),
 }
 
 
@@ -239,6 +241,7 @@ def test_numpy_array_mixed_in_keeps_gpuvecs_explanation(backend):
 # -- functions ---------------------------------------------------------------------------------
 
 REDUCTIONS = [np.sum, np.mean, np.std, np.var, np.min, np.max, np.amin, np.amax, np.prod]
+REDUCTIONS += [np.nansum, np.nanmean]
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
@@ -265,12 +268,26 @@ def test_reduction_keywords(backend, rng):
     check(np.max(gpuvec.to_device(x), axis=1), np.max(x, axis=1))
 
 
+def test_nan_reductions_skip_nan(backend, rng):
+    x = random_array(rng, (5, 6), np.float64)
+    x[::2, 1] = np.nan
+    x[:, 4] = np.nan  # a column of NaN alone: 0 for nansum, NaN (with a warning) for nanmean
+    d = gpuvec.to_device(x)
+    check(np.nansum(d, axis=0), np.nansum(x, axis=0))
+    check(np.nansum(d, axis=(0, 1), keepdims=True), np.nansum(x, axis=(0, 1), keepdims=True))
+    with pytest.warns(RuntimeWarning):
+        expected = np.nanmean(x, axis=0)
+    check(np.nanmean(d, axis=0), expected)
+
+
 def test_index_and_truth_functions(backend, rng):
     x = random_array(rng, (5, 8), np.float64)
     x[1, 1] = 0.0
     d = gpuvec.to_device(x)
     assert np.argmax(d) == np.argmax(x)
     assert np.argmin(d) == np.argmin(x)
+    for function in (np.argmax, np.argmin, np.count_nonzero):  # NumPy's integer type, too
+        assert type(function(d)) is type(function(x)), function
     np.testing.assert_array_equal(np.argmax(d, axis=1), np.argmax(x, axis=1))
     np.testing.assert_array_equal(np.argmin(d, axis=0), np.argmin(x, axis=0))
     assert np.count_nonzero(d) == np.count_nonzero(x)
@@ -418,6 +435,65 @@ def test_like_functions_stay_on_device(backend, rng, no_transfers):
     check(made[1], np.zeros((3, 4), np.float32))
     check(made[2], np.ones((3, 4)))
     check(made[3], np.full((3, 4), 2.5, np.float32))
+
+
+@pytest.mark.parametrize(
+    ("a_shape", "b_shape", "axes"),
+    [
+        ((7,), (7,), 1),
+        ((7,), (7,), ((0,), (0,))),
+        ((3, 5), (3, 5), 2),
+        ((3, 5), (5, 3), ((0, 1), (1, 0))),
+        ((2, 3, 4), (4, 2, 3), ((2, -3, 1), (0, 1, 2))),
+        ((), (), 0),
+    ],
+)
+def test_tensordot_of_every_axis(backend, rng, a_shape, b_shape, axes, no_transfers):
+    a, b = random_array(rng, a_shape, np.float64), random_array(rng, b_shape, np.float64)
+    da, db = gpuvec.to_device(a), gpuvec.to_device(b)
+    with no_transfers:
+        result = np.tensordot(da, db, axes)
+    check(result, np.tensordot(a, b, axes))
+
+
+def test_tensordot_of_mismatched_shapes_is_numpys_error(backend, rng):
+    a, b = gpuvec.ones((2, 3)), gpuvec.ones((3, 2))
+    with pytest.raises(ValueError, match="shape-mismatch for sum"):
+        np.tensordot(a, b, 2)
+
+
+@pytest.mark.parametrize("dtype", [None, np.float32])
+def test_asarray_and_array_like_a_device_array(backend, dtype):
+    """NEP 35's like=: Dask makes arrays of its chunks' type this way."""
+    d = gpuvec.ones(2, dtype=np.float32)
+    expected = np.array([[1.0, 2.0]], dtype or np.float64)
+    made = [
+        np.asarray([[1, 2]], dtype=dtype, like=d),
+        np.array([[1, 2]], dtype=dtype, like=d),
+        np.array([1, 2], dtype=dtype, ndmin=2, like=d),
+        np.array(np.array([[1.0, 2.0]]), dtype=dtype, copy=True, like=d),
+    ]
+    for result in made:
+        check(result, expected)
+    assert np.asarray([], like=d).shape == (0,)
+    assert np.array([], ndmin=3, like=d).shape == (1, 1, 0)
+
+
+def test_asarray_like_of_a_device_array(backend, rng):
+    d = gpuvec.to_device(random_array(rng, 4, np.float64))
+    assert np.asarray(d, like=d) is d
+    assert np.array(d, copy=False, like=d) is d
+    copied = np.array(d, like=d)
+    assert copied is not d
+    copied[0] = 99.0
+    assert float(d[0]) != 99.0
+    check(np.asarray(d, dtype=np.float32, like=d), d.to_host().astype(np.float32))
+    with pytest.raises(ValueError, match="Unable to avoid copy"):
+        np.asarray([1.0], copy=False, like=d)
+
+
+def test_array_priority_is_above_numpys(backend):
+    assert gpuvec.ones(1).__array_priority__ > np.ones(1).__array_priority__
 
 
 def test_shape_functions_make_views(backend, rng, no_transfers):

@@ -116,6 +116,7 @@ EXACT = {
     "ceil",
     "round",
     "sign",
+    "trunc",
 }
 
 
@@ -184,6 +185,7 @@ DOMAINS = {
     "floor": (_with_halves,),
     "ceil": (_with_halves,),
     "round": (_with_halves,),
+    "trunc": (_with_halves,),
     # Positive bases and moderate exponents: finite results of any size.
     "power": (lambda x: np.abs(x) / 5 + 0.05, lambda x: x / 4),
 }
@@ -230,7 +232,7 @@ EXISTING = {
     "tanh",
     "sigmoid",
 }
-NEW = {"tan", "arcsin", "arccos", "arctan", "floor", "ceil", "round", "sign"}
+NEW = {"tan", "arcsin", "arccos", "arctan", "floor", "ceil", "round", "sign", "trunc"}
 REDUCTIONS = {"sum", "mean", "min", "max", "argmin", "argmax", "prod", "var", "std"}
 REDUCTIONS |= {"any", "all", "count_nonzero"}
 # The results that are not of the compute dtype.

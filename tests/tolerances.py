@@ -21,6 +21,7 @@ ULPS = {
     "ceil": 0,
     "round": 0,
     "sign": 0,
+    "trunc": 0,
     "exp": 3,
     "log": 2,
     "log1p": 2,

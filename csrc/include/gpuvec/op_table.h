@@ -61,6 +61,7 @@
   X(CEIL, ceil, 1, 0, SAME, Ceil, "The smallest integer not less than x")                             \
   X(ROUND, round, 1, 0, SAME, Rint, "The nearest integer, halves to even (numpy.round)")              \
   X(SIGN, sign, 1, 0, SAME, Sign, "-1, 0 or 1 by the sign of x (NaN stays NaN)")                      \
+  X(TRUNC, trunc, 1, 0, SAME, Trunc, "x rounded toward zero: its fractional part dropped")            \
   /* truth values: a bool result; the inputs compare in the compute dtype */                          \
   X(EQUAL, equal, 2, 0, BOOL, Equal, "True where a == b")                                             \
   X(NOT_EQUAL, not_equal, 2, 0, BOOL, NotEqual, "True where a != b (and where either is NaN)")        \

@@ -46,6 +46,7 @@ GPUVEC_MATH_1(tanh)
 GPUVEC_MATH_1(floor)
 GPUVEC_MATH_1(ceil)
 GPUVEC_MATH_1(rint)
+GPUVEC_MATH_1(trunc)
 GPUVEC_MATH_2(pow)
 GPUVEC_MATH_2(hypot)
 GPUVEC_MATH_2(atan2)
@@ -89,6 +90,7 @@ struct Tanh { template <class T> GPUVEC_HD T operator()(T x) const { return math
 struct Floor { template <class T> GPUVEC_HD T operator()(T x) const { return math::floor(x); } };
 struct Ceil { template <class T> GPUVEC_HD T operator()(T x) const { return math::ceil(x); } };
 struct Rint { template <class T> GPUVEC_HD T operator()(T x) const { return math::rint(x); } };
+struct Trunc { template <class T> GPUVEC_HD T operator()(T x) const { return math::trunc(x); } };
 // clang-format on
 // Rint rounds halves to even in the default rounding mode, as numpy.round
 // does; round() would round them away from zero.
