@@ -144,16 +144,18 @@ typename Op::Acc run_state(const Op& op, int64_t first, int len, At at) {
 }
 
 // Where rows of more than one block leave their block states, and how they
-// become the output.
+// become the output. On this thread alone: there are a hundredth as many
+// states as elements or fewer, and a second parallel loop would be a second
+// wait for a worker whose core another program holds.
 template <class Op, int N, class Out>
 void finish_rows(const Layout<N>& rows, const Op& op, int64_t n, int64_t blocks,
-                 const std::vector<typename Op::Acc>& partial, Out* out, bool parallel) {
-  for_each(rows.size, parallel, [&](int64_t row_index, int) {
+                 const std::vector<typename Op::Acc>& partial, Out* out) {
+  for (int64_t row_index = 0; row_index < rows.size; ++row_index) {
     int64_t off[N];
     rows.offsets(row_index, off);
     out[off[0]] =
         op.template finish<Out>(pairwise_total(op, &partial[row_index * blocks], blocks), n);
-  });
+  }
 }
 
 // Any layout: tiles of up to kTile rows; each run is taken row after row.
@@ -228,46 +230,64 @@ void run_tiles(const Layout<R + 1>& rows, const Layout<R>& row, const Op& op,
       }
     }
   });
-  if (blocks > 1) finish_rows(rows, op, n, blocks, partial, out, parallel);
+  if (blocks > 1) finish_rows(rows, op, n, blocks, partial, out);
+}
+
+// Rows of the matrix that column_run folds into the states at once: a
+// state is loaded and stored once per kColumnRows rows, not once per row.
+// Moving a double state costs more than adding a float32 element to it;
+// NumPy, which keeps float32 states, does not pay that. The rows are read
+// side by side, a few streams that the hardware prefetches.
+constexpr int kColumnRows = 8;
+
+// state[c] = fold(state[c], c, k) for each column c < count and each k <
+// len in order, kColumnRows values of k at a time.
+template <class S, class Fold>
+void fold_rows(int len, int64_t count, S* state, Fold fold) {
+  int k = 0;
+  for (; k + kColumnRows <= len; k += kColumnRows) {
+    for (int64_t c = 0; c < count; ++c) {
+      S s = state[c];
+      for (int i = 0; i < kColumnRows; ++i) s = fold(s, c, k + i);
+      state[c] = s;
+    }
+  }
+  for (; k < len; ++k) {
+    for (int64_t c = 0; c < count; ++c) state[c] = fold(state[c], c, k);
+  }
 }
 
 // The states of a run of `len` consecutive j for `count` side-by-side rows:
 // row c's element j is x[c + j * stride]. Memory is read in order, row of
-// the matrix after row, with one state per column. Variance needs 2 * count
-// doubles of `work`.
+// the matrix after row (kColumnRows of them at a time), with one state per
+// column. Variance needs 2 * count doubles of `work`.
 template <class Op, class T>
 void column_run(const Op& op, const T* x, int64_t stride, int64_t first, int len, int64_t count,
                 typename Op::Acc* acc, double* work) {
+  const T* const x0 = x + first * stride;  // the run's first row
   if constexpr (std::is_same_v<Op, r::Variance>) {
     // Variance::run's two passes, column by column: the run's sums and
     // means, then the squared deviations from them, while it is in cache,
     // all less the run's first element of the column.
-    const T* const x0 = x + first * stride;
     double* const mean = work;
     double* const q = work + count;
     for (int64_t c = 0; c < count; ++c) mean[c] = q[c] = 0;
-    for (int k = 0; k < len; ++k) {
-      const T* xj = x + (first + k) * stride;
-      for (int64_t c = 0; c < count; ++c) {
-        mean[c] += static_cast<double>(xj[c]) - static_cast<double>(x0[c]);
-      }
-    }
+    fold_rows(len, count, mean, [&](double s, int64_t c, int k) {
+      return s + (static_cast<double>(x0[k * stride + c]) - static_cast<double>(x0[c]));
+    });
     for (int64_t c = 0; c < count; ++c) mean[c] /= len;
-    for (int k = 0; k < len; ++k) {
-      const T* xj = x + (first + k) * stride;
-      for (int64_t c = 0; c < count; ++c) {
-        const double d = (static_cast<double>(xj[c]) - static_cast<double>(x0[c])) - mean[c];
-        q[c] += d * d;
-      }
-    }
+    fold_rows(len, count, q, [&](double s, int64_t c, int k) {
+      const double d =
+          (static_cast<double>(x0[k * stride + c]) - static_cast<double>(x0[c])) - mean[c];
+      return s + d * d;
+    });
     for (int64_t c = 0; c < count; ++c) acc[c] = op.of(len, x0[c], mean[c], q[c]);
   } else {
     (void)work;
     for (int64_t c = 0; c < count; ++c) acc[c] = op.identity();
-    for (int k = 0; k < len; ++k) {
-      const T* xj = x + (first + k) * stride;
-      for (int64_t c = 0; c < count; ++c) acc[c] = op.combine(acc[c], op.term(xj[c], first + k));
-    }
+    fold_rows(len, count, acc, [&](typename Op::Acc a, int64_t c, int k) {
+      return op.combine(a, op.term(x0[k * stride + c], first + k));
+    });
   }
 }
 
@@ -281,11 +301,12 @@ void column_run(const Op& op, const T* x, int64_t stride, int64_t first, int len
 template <class Op, class T, class Out>
 void run_columns(const Layout<2>& rows, const Layout<1>& row, const Op& op, const T* x, Out* out) {
   using Acc = typename Op::Acc;
-  // 32 KB of double states per chunk; a block is 8 runs, whose cascade
-  // needs 4 levels.
+  // 32 KB of double states per chunk. A block is 2 runs, whose cascade
+  // needs 2 levels: small blocks, so that there are many of them (8 for
+  // 2048 x 2048), and a thread that gets less of its core takes fewer.
   constexpr int64_t kMaxChunk = 4096, kMinChunk = 64, kColumnRun = 128;
-  constexpr int64_t kColumnBlock = 8 * kColumnRun;
-  constexpr int kColumnLevels = 4;
+  constexpr int64_t kColumnBlock = 2 * kColumnRun;
+  constexpr int kColumnLevels = 2;
   static_assert(kColumnBlock / kColumnRun <= 1 << (kColumnLevels - 1),
                 "a block's runs fit the levels");
   const int64_t m = rows.size, n = row.size, stride = row.strides[0][0];
@@ -329,7 +350,7 @@ void run_columns(const Layout<2>& rows, const Layout<1>& row, const Op& op, cons
       }
     }
   });
-  if (blocks > 1) finish_rows(rows, op, n, blocks, partial, out, parallel);
+  if (blocks > 1) finish_rows(rows, op, n, blocks, partial, out);
 }
 
 // -- min, max, argmin and argmax of contiguous rows --------------------------
