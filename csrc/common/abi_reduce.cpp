@@ -4,10 +4,11 @@
 // it is in memory of another dtype (bool x to a float for sum, mean and the
 // rest: NumPy's sum of bools counts them; any, all and count_nonzero may
 // read it as it is), and builds two layouts: `rows` over out and the start
-// of each row of x, `row` over the elements of one row. Full sums and dot
-// products take the backends' single-pass sum and dot; the rest, the row
-// reductions. Host arrays on the CUDA backend are staged: sum and dot chunk
-// by chunk, the others through a device copy of x.
+// of each row of x, `row` over the elements of one row, and calls the
+// backend's reduce; dot (of every element) goes to its dot. A sum of every
+// element is one row of the whole array on the host, and the CUDA backend's
+// single-pass sum on the device. Host arrays on the CUDA backend are staged:
+// sum and dot chunk by chunk, the others through a device copy of x.
 #include <stdint.h>
 
 #include <string>
@@ -75,7 +76,8 @@ bool counts_nonzero(gpuvec_reduce_op op) {
   return false;
 }
 
-// Sums and dot products of every element: the backends' single-pass kernels.
+// Sums and dot products of every element: the CUDA backend's single-pass
+// kernels (the host backend's sum is a row reduction).
 bool is_total(const Call& c) {
   return (c.op == GPUVEC_REDUCE_SUM || c.op == GPUVEC_REDUCE_DOT) && c.kept == 0;
 }
@@ -101,18 +103,8 @@ void row_reduction(const Call& c, Place place) {
 }
 
 template <class T>
-void total(const Call& c, Place place) {
+void dot(const Call& c, Place place) {
   T* result = static_cast<T*>(c.out.data);
-  if (c.op == GPUVEC_REDUCE_SUM) {
-    const Layout<1> L = simplify_layout<1>(c.x.ndim, c.x.shape, {c.x.strides});
-    const T* x = static_cast<const T*>(c.x.data) + L.offset[0];
-    if (place == Place::kDevice) {
-      cuda::sum<T>(L, x, result, c.threads_per_block, c.stream);
-    } else {
-      host::sum<T>(L, x, result, c.threads_per_block, c.stream);
-    }
-    return;
-  }
   const Layout<2> L = simplify_layout<2>(c.x.ndim, c.x.shape, {c.x.strides, c.y.strides});
   const T* x = static_cast<const T*>(c.x.data) + L.offset[0];
   const T* y = static_cast<const T*>(c.y.data) + L.offset[1];
@@ -121,6 +113,13 @@ void total(const Call& c, Place place) {
   } else {
     host::dot<T>(L, x, y, result, c.threads_per_block, c.stream);
   }
+}
+
+template <class T>
+void device_sum(const Call& c) {
+  const Layout<1> L = simplify_layout<1>(c.x.ndim, c.x.shape, {c.x.strides});
+  const T* x = static_cast<const T*>(c.x.data) + L.offset[0];
+  cuda::sum<T>(L, x, static_cast<T*>(c.out.data), c.threads_per_block, c.stream);
 }
 
 // On the host or the device, out and x in the same memory.
@@ -139,9 +138,11 @@ void run_in_memory(Call c, Place place) {
   const bool via_temporary =
       overlaps(out, c.x) || (c.op == GPUVEC_REDUCE_DOT && overlaps(out, c.y));
   if (via_temporary) c.out = temporary_like(out, out.dtype, memory, false, scratch);
-  if (is_total(c)) {
-    // Sums and dots compute in a float dtype (bool is the counting rows' alone).
-    if constexpr (std::is_floating_point_v<T>) total<T>(c, place);
+  if (c.op == GPUVEC_REDUCE_DOT) {
+    // Dots compute in a float dtype (bool is the counting rows' alone).
+    if constexpr (std::is_floating_point_v<T>) dot<T>(c, place);
+  } else if (place == Place::kDevice && is_total(c)) {
+    if constexpr (std::is_floating_point_v<T>) device_sum<T>(c);
   } else {
     row_reduction<T>(c, place);
   }
