@@ -4,7 +4,11 @@ Work queued on one stream runs in order; work on different streams may run
 at the same time. Ops take ``stream=``; by default they use the current
 stream, which ``with stream:`` sets, and otherwise CUDA's default stream.
 Ops on device arrays return as soon as their work is queued; anything that
-needs a host value (``to_host()``, ``float()``) waits for it.
+needs a host value (``to_host()``, ``float()``) waits for it, on the stream
+that wrote the array. An op on one stream does not wait for work queued on
+another: before reading on the default stream (or a third one) an array that
+``s`` wrote, call ``s.synchronize()`` or ``synchronize()`` an Event recorded
+on ``s`` after the write, as with CuPy's and PyTorch's streams.
 
 On the host backend these objects exist too and everything runs in order;
 events still time (with the host's clock).
