@@ -207,7 +207,8 @@ cdef class PinnedHostMemory:
     @staticmethod
     cdef PinnedHostMemory take(size_t nbytes):
         """Pinned memory of `nbytes`, or None where pageable memory should
-        serve (a small or first-seen size, or the pool is full)."""
+        serve (a small size, one downloaded fewer than twice before, or the
+        pool is full)."""
         cdef void* ptr = NULL
         check(gpuvec_cuda_pinned_result_alloc(nbytes, &ptr))
         if ptr == NULL:

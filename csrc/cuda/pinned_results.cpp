@@ -35,14 +35,21 @@ struct Pool {
 
 Pool pool;
 
+// Frees one kept block. Called with the pool locked. The block leaves the
+// pool first, so that a failed cudaFreeHost never leaves it there to be
+// handed out or freed again.
+void free_kept(std::multimap<size_t, void*>::iterator it) {
+  const auto [bytes, block] = *it;
+  pool.kept.erase(it);
+  pool.held -= bytes;
+  GPUVEC_CUDA_CHECK(cudaFreeHost(block));
+}
+
 // Frees kept blocks, any size, until `bytes` more fit under the cap.
 // Called with the pool locked.
 bool make_room(size_t bytes) {
   while (pool.held + bytes > kMaxHeldBytes && !pool.kept.empty()) {
-    const auto last = std::prev(pool.kept.end());  // the largest frees the most
-    GPUVEC_CUDA_CHECK(cudaFreeHost(last->second));
-    pool.held -= last->first;
-    pool.kept.erase(last);
+    free_kept(std::prev(pool.kept.end()));  // the largest frees the most
   }
   return pool.held + bytes <= kMaxHeldBytes;
 }
@@ -102,11 +109,7 @@ bool in_pinned_result(const void* data, size_t bytes) {
 
 void release_pinned_results() {
   std::lock_guard<std::mutex> lock(pool.mutex);
-  for (const auto& [bytes, block] : pool.kept) {
-    GPUVEC_CUDA_CHECK(cudaFreeHost(block));
-    pool.held -= bytes;
-  }
-  pool.kept.clear();
+  while (!pool.kept.empty()) free_kept(pool.kept.begin());
 }
 
 }  // namespace gpuvec::cuda
