@@ -16,7 +16,9 @@ input file's bytes over the wall time of the pass (the pipeline's includes
 writing its output and syncing it to disk).
 
 For scale it measures the three rates a chunk passes through: reading the
-file from disk (the page cache emptied first where the OS allows it), copying
+file from disk (the page cache emptied first where the OS allows it; with
+--cached, from the page cache, so that the passes show what the GPUs and the
+bus sustain rather than the disk), copying
 a chunk to the device (gpuvec.to_device, through the pinned staging buffers),
 and computing on a chunk already there. If the passes overlap them, so that
 the GPU computes while the next chunk is read, a pass runs near the lowest
@@ -28,7 +30,7 @@ pass that needed more would fail; the data is --times times the budget of
 every GPU used. Needs the dask extra (and dask-cuda for LocalCUDACluster).
 
 Usage: python3 benchmarks/out_of_core.py [--budget 2GiB] [--times 4] [--size BYTES]
-           [--chunk 128MiB] [--workers N] [--threads N] [--dir PATH] [--keep]
+           [--chunk 128MiB] [--workers N] [--threads N] [--dir PATH] [--keep] [--cached]
 """
 
 from __future__ import annotations
@@ -63,13 +65,20 @@ def parse_args(argv=None) -> argparse.Namespace:
     )
     parser.add_argument("--times", type=float, default=4.0, help="data size over the budget")
     parser.add_argument("--size", help="the data size instead (e.g. 32GiB)")
-    parser.add_argument("--chunk", help="bytes per chunk (default: the budget / 16)")
+    parser.add_argument(
+        "--chunk", help="bytes per chunk (default: a worker's share of the budget / 16)"
+    )
     parser.add_argument(
         "--workers", type=int, help="gpuvec on a LocalCluster of this many processes"
     )
     parser.add_argument("--threads", type=int, default=2, help="threads per gpuvec worker")
     parser.add_argument("--dir", help="where to write the data (default: the temp folder)")
     parser.add_argument("--keep", action="store_true", help="keep the files (and reuse them)")
+    parser.add_argument(
+        "--cached",
+        action="store_true",
+        help="read the input from the page cache, and leave the output there, not on disk",
+    )
     parser.add_argument(
         "--progress", action="store_true", help="show Dask's progress bars (threads only)"
     )
@@ -125,9 +134,11 @@ def sync(path: Path) -> None:
 # -- the rates a chunk passes through -------------------------------------------------------------
 
 
-def disk_read_gbps(path: Path, threads: int = 8) -> float:
-    """The file read once from disk, in parallel parts, without a cache."""
-    evict(path)
+def file_read_gbps(path: Path, cold: bool, threads: int = 8) -> float:
+    """The file read once in parallel parts: from disk where `cold`, else from the
+    page cache."""
+    if cold:
+        evict(path)
     size = path.stat().st_size
     part = -(-size // threads)
 
@@ -187,12 +198,16 @@ def transform(x, mean, std):
     return np.tanh((x - mean) / std)
 
 
-def run_passes(source: Path, target: Path, chunk_rows: int, on_device: bool, progress) -> dict:
-    """Both passes over ``source``; returns their seconds and the statistics."""
+def run_passes(
+    source: Path, target: Path, chunk_rows: int, on_device: bool, progress, cold: bool
+) -> dict:
+    """Both passes over ``source``, from disk and to disk where `cold` (else in the
+    page cache); returns their seconds and the statistics."""
     x = gpuvec.dask.from_npy(source, chunks=(chunk_rows, COLUMNS))
     if on_device:
         x = gpuvec.dask.to_device(x)
-    evict(source, target)
+    if cold:
+        evict(source, target)
     begin = time.perf_counter()
     with progress():
         mean, std = dask.compute(*(gpuvec.dask.to_host(s) for s in statistics_of(x)))
@@ -201,11 +216,13 @@ def run_passes(source: Path, target: Path, chunk_rows: int, on_device: bool, pro
     m, s = da.from_array(mean), da.from_array(std)
     if on_device:
         m, s = gpuvec.dask.to_device(m), gpuvec.dask.to_device(s)
-    evict(source, target)
+    if cold:
+        evict(source, target)
     begin = time.perf_counter()
     with progress():
         gpuvec.dask.to_npy(transform(x, m, s), target)
-    sync(target)
+    if cold:
+        sync(target)
     return {
         "statistics": stats_seconds,
         "pipeline": time.perf_counter() - begin,
@@ -260,7 +277,10 @@ def gpuvec_scheduler(kind: str, args, budget: int):
         )
     with cluster, distributed.Client(cluster) as client:
         workers = len(client.scheduler_info()["workers"])
-        yield f"{kind}, {workers} workers x {args.threads} threads"
+        # Which GPU each worker computes on: LocalCUDACluster's must differ.
+        gpus = set(client.run(lambda: gpuvec.current_device().properties.get("uuid")).values())
+        gpus.discard(None)  # the host backend's workers
+        yield f"{kind}, {workers} workers x {args.threads} threads, {len(gpus)} GPU(s)"
 
 
 def progress_bar(show: bool):
@@ -273,7 +293,7 @@ def progress_bar(show: bool):
 
 def pass_rates(steps: dict[str, float]) -> dict[str, list[float]]:
     """The rates of the steps each pass takes every chunk through."""
-    first = ["disk read", "to the device"]
+    first = [next(k for k in steps if k.endswith(" read")), "to the device"]
     return {
         "statistics": [steps[k] for k in [*first, "statistics"]],
         "pipeline": [steps[k] for k in [*first, "pipeline", "back to the host"]],
@@ -292,7 +312,10 @@ def main(argv=None) -> int:
     size = parse_bytes(args.size) if args.size else int(args.times * budget * gpus)
     row_bytes = COLUMNS * 4
     rows = max(1, size // row_bytes)
-    chunk_rows = max(1, parse_bytes(args.chunk or str(budget // 16)) // row_bytes)
+    # Each worker on a GPU has its share of the budget, and a chunk's statistics
+    # take a few chunks' worth of temporaries in each of its threads.
+    share = budget // (args.workers or 1)
+    chunk_rows = max(1, parse_bytes(args.chunk or str(share // 16)) // row_bytes)
     folder = Path(args.dir or tempfile.gettempdir()) / "gpuvec-out-of-core"
     folder.mkdir(parents=True, exist_ok=True)
     source, target = folder / "x.npy", folder / "y.npy"
@@ -315,12 +338,14 @@ def main(argv=None) -> int:
         begin = time.perf_counter()
         write_input(source, rows, chunk_rows)
         print(f"wrote the input in {time.perf_counter() - begin:.1f} s")
-        steps = {"disk read": disk_read_gbps(source), **step_gbps(chunk_rows)}
+        cold = not args.cached
+        read = "disk read" if cold else "page-cache read"
+        steps = {read: file_read_gbps(source, cold), **step_gbps(chunk_rows)}
         gpuvec.free_cached()  # the GPU's memory for the workers
-        cached = "" if evict(source) else " (the page cache may have answered the disk read)"
+        evicted = cold and evict(source)
         print("one chunk's steps, GB/s: " + ", ".join(f"{k} {v:.2f}" for k, v in steps.items()))
-        if cached:
-            print(cached.strip(" ()"))
+        if cold and not evicted:
+            print("the page cache may have answered the disk read")
         for name, rates in pass_rates(steps).items():
             print(
                 f"  {name}: {1 / sum(1 / r for r in rates):.2f} GB/s with its steps in turn, "
@@ -328,11 +353,11 @@ def main(argv=None) -> int:
             )
         progress = progress_bar(args.progress)
         with gpuvec_scheduler(kind, args, budget) as gpuvec_where:
-            ours = run_passes(source, target, chunk_rows, True, progress)
+            ours = run_passes(source, target, chunk_rows, True, progress, cold)
         sample = slice(0, min(rows, 4 * chunk_rows))
         ours_sample = np.array(np.load(target, mmap_mode="r")[sample])
         with dask.config.set(scheduler="threads", num_workers=os.cpu_count()):
-            theirs = run_passes(source, target, chunk_rows, False, progress)
+            theirs = run_passes(source, target, chunk_rows, False, progress, cold)
         theirs_sample = np.load(target, mmap_mode="r")[sample]
     finally:
         if not args.keep:

@@ -21,7 +21,7 @@ __path__ = pkgutil.extend_path(__path__, __name__)
 
 from gpuvec import _core
 from gpuvec._backend import backend, devices, is_available, set_backend, synchronize
-from gpuvec._backend import choose_at_import as _choose_backend_at_import
+from gpuvec._backend import choose_later as _choose_backend_later
 from gpuvec._dtypes import get_precision, precision, set_precision
 from gpuvec._errors import (
     CompileError,
@@ -181,5 +181,6 @@ __all__ = [
 ]
 __all__ += _ufuncs  # the functions of the op table
 
-# Pick the backend (GPUVEC_BACKEND, or CUDA where it can run) and warn once on fallback.
-_choose_backend_at_import()
+# Check GPUVEC_BACKEND; the first call that needs a backend picks it (CUDA where
+# it can run) and warns once on fallback.
+_choose_backend_later()

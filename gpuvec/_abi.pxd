@@ -32,6 +32,7 @@ cdef extern from "gpuvec/gpuvec.h" nogil:
         int max_threads_per_block
         int warp_size
         int l2_cache_bytes
+        unsigned char uuid[16]
 
     int gpuvec_cuda_built()
     gpuvec_status gpuvec_cuda_versions(int* runtime_version, int* driver_version)

@@ -1,7 +1,11 @@
 """Choosing the backend: CUDA where a usable device exists, the host otherwise.
 
-The choice is made once, at import. ``GPUVEC_BACKEND=cuda|host|auto`` in the
-environment overrides it, and :func:`set_backend` changes it at run time.
+The choice is made once, when the first call needs it, not at import:
+asking the CUDA driver fixes the devices the process sees for good, and a
+process may be told its GPU after importing gpuvec (a Dask-CUDA worker is,
+through ``CUDA_VISIBLE_DEVICES``). ``GPUVEC_BACKEND=cuda|host|auto`` in the
+environment overrides the choice, and :func:`set_backend` changes it at run
+time.
 """
 
 from __future__ import annotations
@@ -19,9 +23,9 @@ BACKENDS = ("cuda", "host")
 _CODES = {"cuda": _core.BACKEND_CUDA, "host": _core.BACKEND_HOST}
 _NAMES = {code: name for name, code in _CODES.items()}
 
-# Frames between the user's `import gpuvec` and the warning at import: gpuvec's
-# own, the import system's (frozen, or importlib's files where Python runs
-# them unfrozen) and runpy's (`python3 -m`).
+# Frames between the user's line and the warning: gpuvec's own, the import
+# system's (frozen, or importlib's files where Python runs them unfrozen) and
+# runpy's (`python3 -m`).
 _PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
 _IMPORTLIB_DIR = os.path.dirname(os.path.abspath(importlib.__file__)) + os.sep
 _RUNPY = os.path.join(os.path.dirname(_IMPORTLIB_DIR.rstrip(os.sep)), "runpy.py")
@@ -76,6 +80,9 @@ def backend() -> str:
 def set_backend(name: str) -> str:
     """Selects the backend ops run on, and returns the previous one.
 
+    The previous one is ``"auto"`` where no call has needed a backend yet, so
+    that passing it back restores the automatic choice.
+
     Parameters
     ----------
     name : {"cuda", "host", "auto"}
@@ -94,7 +101,7 @@ def set_backend(name: str) -> str:
     'host'
     >>> _ = gpuvec.set_backend(previous)
     """
-    previous = backend()
+    previous = backend() if _core.backend_is_chosen() else "auto"
     key = str(name).strip().lower()
     if key == "auto":
         key = "cuda" if is_available() else "host"
@@ -116,32 +123,51 @@ def _skipped_by_warnings(filename: str) -> bool:
     return "importlib" in filename and "_bootstrap" in filename
 
 
-def _importer_stacklevel() -> int:
-    """The ``stacklevel`` that makes a warning name the line of code importing gpuvec.
+def _users_stacklevel() -> int:
+    """The ``stacklevel`` that makes a warning name the user's line of code.
 
-    For a ``warnings.warn`` in the function calling this one, while gpuvec is
-    being imported: the first frame that is none of gpuvec's and not the
-    import system's, so the warning names the user's ``import gpuvec`` (in a
-    script, a module or a notebook cell), wherever the import came from. Where
-    there is none (``python3 -m gpuvec``): the line of gpuvec's ``__init__``
-    that picks the backend.
+    For a ``warnings.warn`` in this module: the first frame that is none of
+    gpuvec's and not the import system's, so the warning names the user's line
+    (in a script, a module or a notebook cell) whose call led to it. Where
+    there is none (``python3 -m gpuvec``): gpuvec's line, outside this module,
+    that did.
     """
     frame = sys._getframe(1)  # the function that warns: stacklevel 1
     level = 1
+    outside_this_module = None
     while (frame := frame.f_back) is not None:
         filename = frame.f_code.co_filename
         if not _skipped_by_warnings(filename):
             level += 1
         if not _is_import_machinery(filename):
             return level
-    return 2
+        if outside_this_module is None and filename != __file__:
+            outside_this_module = level
+    return outside_this_module or 2
 
 
-def choose_at_import() -> None:
-    """Applies GPUVEC_BACKEND, or picks automatically and warns once on fallback."""
+def _requested() -> str:
+    """GPUVEC_BACKEND's value, checked: "cuda", "host" or "auto"."""
     requested = os.environ.get("GPUVEC_BACKEND", "auto").strip().lower() or "auto"
     if requested not in ("auto", *BACKENDS):
         raise ValueError(f"GPUVEC_BACKEND must be 'cuda', 'host' or 'auto', got {requested!r}")
+    return requested
+
+
+def choose_later() -> None:
+    """Checks GPUVEC_BACKEND, and leaves the choice to the first call needing a backend.
+
+    GPUVEC_BACKEND=host settles it at once: that asks nothing of CUDA.
+    """
+    if _requested() == "host":
+        set_backend("host")
+    else:
+        _core.defer_backend_choice(_choose_on_first_use)
+
+
+def _choose_on_first_use() -> None:
+    """Applies GPUVEC_BACKEND, or picks a backend and warns once on fallback."""
+    requested = _requested()
     if requested == "cuda" and not is_available():
         raise CudaError(f"GPUVEC_BACKEND=cuda, but {_cuda_unusable_reason()}")
     set_backend(requested)
@@ -150,7 +176,7 @@ def choose_at_import() -> None:
             f"gpuvec runs on the host backend: {_cuda_unusable_reason()}. Results are the "
             "same, only slower; set GPUVEC_BACKEND=host to silence this warning.",
             HostFallbackWarning,
-            stacklevel=_importer_stacklevel(),
+            stacklevel=_users_stacklevel(),
         )
 
 

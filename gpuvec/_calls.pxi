@@ -128,7 +128,7 @@ cdef int _make_current(int device) except -2:
     afterwards with _restore_device, or -1 when it already was current
     (_switch_to, _memory.pxi, raising its failures)."""
     cdef int previous = -1
-    if _backend_code == GPUVEC_BACKEND_CUDA:
+    if _active_backend() == GPUVEC_BACKEND_CUDA:
         check(_switch_to(device, &previous))
     return previous
 
@@ -197,7 +197,7 @@ def new_array(shape, dtype, stream=None, device=None):
     """A new C-contiguous DeviceArray on the active backend, on `device` (by
     default the current one)."""
     stream = _resolve_stream(stream)
-    if _backend_code == GPUVEC_BACKEND_HOST:
+    if _active_backend() == GPUVEC_BACKEND_HOST:
         return _new_device_array(shape, dtype, 0, stream, True)
     return _new_device_array(shape, dtype, _current_device() if device is None else device,
                              stream, False)
@@ -525,7 +525,7 @@ def elementwise(int op, tuple args, tuple names, out=None, dtype=None, threads_p
         finally:
             _restore_device(previous)
         return result
-    launch.backend = <gpuvec_backend>_backend_code
+    launch.backend = <gpuvec_backend>_active_backend()
     result = out
     if out is None:
         result = cnp.PyArray_EMPTY(ndim, <cnp.npy_intp*>shape, _npy_type(result_code),
@@ -809,7 +809,7 @@ def reduce(int op, x, y=None, axis=None, bint keepdims=False, dtype=None,
         if host_values:
             return _shape_reduction(result, ops, axes, keepdims, axis, out_code, True)
         return result
-    launch.backend = GPUVEC_BACKEND_HOST if ops.host_backed else <gpuvec_backend>_backend_code
+    launch.backend = GPUVEC_BACKEND_HOST if ops.host_backed else <gpuvec_backend>_active_backend()
     result = cnp.PyArray_EMPTY(out_ndim, <cnp.npy_intp*>out_shape, _npy_type(out_code), 0)
     if out_size:
         _describe_result(&result_desc, result, out_ndim, out_shape, out_code)

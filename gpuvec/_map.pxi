@@ -55,7 +55,7 @@ def backend_of_call(tuple args, out):
         if value is not None and not isinstance(value, (np.ndarray, np.generic)) \
                 and not _is_python_number(value) and _on_gpu(value):
             return GPUVEC_BACKEND_CUDA
-    return _backend_code
+    return _active_backend()
 
 
 def map_call(MapKernel kernel, tuple args, tuple names, out=None, stream=None):
@@ -101,7 +101,7 @@ def map_call(MapKernel kernel, tuple args, tuple names, out=None, stream=None):
     if ops.device_mode:
         launch.backend = GPUVEC_BACKEND_HOST if ops.host_backed else GPUVEC_BACKEND_CUDA
     else:
-        launch.backend = <gpuvec_backend>_backend_code
+        launch.backend = <gpuvec_backend>_active_backend()
     if launch.backend != kernel.module.backend:
         raise RuntimeError("the kernel was compiled for the other backend than the call's")
     cdef gpuvec_dtype result_code = _code_of(result_dtype)

@@ -37,7 +37,19 @@ cdef object _BOOL = np.dtype(np.bool_)
 cdef object _scoped_precision = _dtypes._scoped_precision
 cdef object _default_precision = _dtypes._default_precision
 cdef object _UNSET = _dtypes._UNSET
-cdef int _backend_code = GPUVEC_BACKEND_HOST  # the active backend: the one source of truth
+# The active backend: the one source of truth. -1 until a call first needs it:
+# choosing asks the CUDA driver, which fixes the devices this process sees
+# (CUDA_VISIBLE_DEVICES) for good, and a Dask-CUDA worker imports gpuvec
+# before it is given its GPU. So `import gpuvec` asks nothing of CUDA.
+cdef int _backend_code = -1
+cdef object _choose_backend = None  # gpuvec._backend's chooser, registered by it
+
+
+cdef inline int _active_backend() except -1:
+    """The active backend's code, chosen first where no call has needed it yet."""
+    if _backend_code < 0:
+        _choose_backend()
+    return _backend_code
 
 
 def register_device_array(cls, to_device_array):
@@ -55,8 +67,20 @@ def set_backend_code(int code):
     _backend_code = code
 
 
+def defer_backend_choice(chooser):
+    """Leaves the backend unchosen until a call needs it; then `chooser()` must
+    choose it (with set_backend_code) or raise."""
+    global _backend_code, _choose_backend
+    _choose_backend = chooser
+    _backend_code = -1
+
+
+def backend_is_chosen():
+    return _backend_code >= 0
+
+
 def backend_code():
-    return _backend_code
+    return _active_backend()
 
 
 # Where an operand is, as one call sees it.

@@ -45,7 +45,14 @@ def cuda_device_info(int device):
         "max_threads_per_block": info.max_threads_per_block,
         "warp_size": info.warp_size,
         "l2_cache_bytes": info.l2_cache_bytes,
+        "uuid": _uuid_text((<char*>info.uuid)[:16]),
     }
+
+
+cdef str _uuid_text(bytes uuid):
+    """A GPU's UUID as nvidia-smi writes it: GPU-8-4-4-4-12 hex digits."""
+    cdef str h = uuid.hex()
+    return f"GPU-{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
 
 
 def cuda_get_device():

@@ -68,7 +68,7 @@ cdef int _launch_for(gpuvec_launch* launch, object x, object stream) except -1:
     elif isinstance(x, _DeviceArray):
         launch.backend = GPUVEC_BACKEND_HOST
     else:
-        launch.backend = <gpuvec_backend>_backend_code
+        launch.backend = <gpuvec_backend>_active_backend()
     launch.threads_per_block = 0
     launch.stream = <gpuvec_stream>_stream_handle(stream)
     return 0

@@ -51,7 +51,11 @@ class Device:
 
     @property
     def properties(self) -> dict:
-        """Name, compute capability, memory and more, as a dict."""
+        """Name, compute capability, memory and more, as a dict.
+
+        ``"uuid"`` names the GPU as ``nvidia-smi -L`` does, the same in every
+        process, whatever ``CUDA_VISIBLE_DEVICES`` makes its ``id``.
+        """
         if _backend.backend() == "cuda":
             return _core.cuda_device_info(self.id)
         return {"id": 0, "name": "host"}

@@ -19,6 +19,8 @@ with warnings.catch_warnings():
     from gpuvec import _core
     from gpuvec._backend import _cuda_unusable_reason
 
+    gpuvec.backend()  # the first call chooses the backend, warning on fallback
+
 # Hypothesis profiles (tests/test_properties.py): "ci" by default, a few
 # examples per property; HYPOTHESIS_PROFILE=gpu for a long run on a GPU machine.
 try:

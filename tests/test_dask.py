@@ -454,6 +454,9 @@ def test_local_cuda_cluster(data):
     ):
         devices = client.run(lambda: (gpuvec.backend(), gpuvec.current_device().id))
         assert set(devices.values()) == {("cuda", 0)}
+        # One worker per GPU: each one's device 0 is another GPU.
+        uuids = client.run(lambda: gpuvec.current_device().properties["uuid"])
+        assert sorted(uuids.values()) == sorted(d["uuid"] for d in gpuvec.devices())
         d = gpuvec_dask.to_device(da.from_array(data, chunks=CHUNKS))
         mean, scaled = client.compute([d.mean(axis=0), gpuvec_dask.to_host(d * 2)], sync=True)
     np.testing.assert_allclose(mean.to_host(), data.mean(axis=0), rtol=1e-12, atol=1e-13)

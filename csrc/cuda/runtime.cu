@@ -177,6 +177,7 @@ gpuvec_status gpuvec_cuda_device_info(int device, gpuvec_device_info* info) {
     info->max_threads_per_block = prop.maxThreadsPerBlock;
     info->warp_size = prop.warpSize;
     info->l2_cache_bytes = prop.l2CacheSize;
+    std::memcpy(info->uuid, prop.uuid.bytes, sizeof info->uuid);
   });
 }
 

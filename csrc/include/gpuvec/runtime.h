@@ -26,6 +26,7 @@ typedef struct gpuvec_device_info {
   int max_threads_per_block;
   int warp_size;
   int l2_cache_bytes;
+  unsigned char uuid[16]; /* the GPU's identity, the same in every process */
 } gpuvec_device_info;
 
 /* 1 when this build contains the CUDA backend, else 0. Never fails. */
