@@ -36,6 +36,7 @@ _HEADERS = (
     "operand.hpp",
     "walk.hpp",
     "map.hpp",
+    "ops.hpp",  # the functors of gpuvec's ops, which fused kernels call (gpuvec/fusion)
     "cuda_emulation.h",
     "emulation.h",
 )
