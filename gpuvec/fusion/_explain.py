@@ -55,7 +55,8 @@ class Explanation:
         self.fused = plan is not None
         self.reason = reason
         self.kernels = [] if plan is None else [s.kernel for s in plan.kernels]
-        self._header = f"{name}({', '.join(f'{n}: {_describe_arg(a)}' for n, a in zip(names, arguments, strict=True))})"
+        described = (f"{n}: {_describe_arg(a)}" for n, a in zip(names, arguments, strict=True))
+        self._header = f"{name}({', '.join(described)})"
         self.fused_bytes = self.eager_bytes = None
         self._steps: list[str] = []
         if plan is not None:

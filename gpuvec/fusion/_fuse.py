@@ -182,7 +182,7 @@ def fuse(fn=None):
     array([-0.5,  5.5, 11.5, 17.5], dtype=float32)
     >>> print(axpb.explain(a, a))  # doctest: +ELLIPSIS
     fused function axpb(a: ndarray float32[4], b: ndarray float32[4])
-    step 1: fused kernel fused_axpb_0 (line 3): 4 op(s) in one pass (multiply, multiply, add, subtract)
+    step 1: fused kernel fused_axpb_0 (line 3): 4 op(s) in one pass (multiply, ...)
     ...
       eager   ...   (2.00x the fused plan's)
 

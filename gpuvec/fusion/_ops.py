@@ -26,7 +26,7 @@ import numpy as np
 
 from gpuvec._dtypes import check_dtype, get_precision
 
-__all__ = ["OPS", "REDUCTIONS", "Operand", "OpInfo", "compute_dtype", "result_dtype"]
+__all__ = ["OPS", "REDUCTIONS", "OpInfo", "Operand", "compute_dtype", "result_dtype"]
 
 BOOL = np.dtype(np.bool_)
 FLOAT32 = np.dtype(np.float32)
