@@ -117,7 +117,7 @@ def test_numbers_follow_the_eager_dtype_policy(backend, rng, x_dtype, s, expecte
 def test_numbers_on_either_side_and_in_the_function(rng):
     @gpuvec.fuse
     def f(x, y):
-        return (1 - x) / 3 + 0.1 * y - y ** 2 + np.float32(0.25) * x
+        return (1 - x) / 3 + 0.1 * y - y**2 + np.float32(0.25) * x
 
     x, y = random_array(rng, 64, np.float32), random_array(rng, 64, np.float32)
     assert_same(f(x, y), eager(f, x, y))
@@ -192,7 +192,8 @@ def test_comparisons_and_bools(backend, rng):
 
     x, y = random_array(rng, 99, np.float32), random_array(rng, 99, np.float32)
     result = f(on(backend, x), on(backend, y))
-    assert type(result) is tuple and host(result[2]).dtype == np.bool_
+    assert type(result) is tuple
+    assert host(result[2]).dtype == np.bool_
     for got, expected in zip(result, eager(f, x, y), strict=True):
         assert_same(got, expected)
 
@@ -225,10 +226,14 @@ def test_a_whole_reduction_feeds_a_kernel(rng):
     def centred(x):
         return (x - gpuvec.mean(x)) / x.std(ddof=1)
 
-    for x in (random_array(rng, 50, np.float32), gpuvec.asarray(random_array(rng, 50, np.float32))):
-        assert_same(centred(x), eager(centred, host(x)) if isinstance(x, np.ndarray) else host(
-            centred.__wrapped__(x)
-        ))
+    for x in (
+        random_array(rng, 50, np.float32),
+        gpuvec.asarray(random_array(rng, 50, np.float32)),
+    ):
+        assert_same(
+            centred(x),
+            eager(centred, host(x)) if isinstance(x, np.ndarray) else host(centred.__wrapped__(x)),
+        )
 
 
 def test_more_than_eight_inputs_make_several_kernels(rng):
@@ -277,8 +282,10 @@ def test_control_flow_on_values_runs_as_written(rng):
 
     x = random_array(rng, 10, np.float64)
     explanation = f.explain(x)
-    assert not explanation.fused and explanation.kernels == []
-    assert "op by op" in str(explanation) and "line" in explanation.reason
+    assert not explanation.fused
+    assert explanation.kernels == []
+    assert "op by op" in str(explanation)
+    assert "line" in explanation.reason
     assert_same(f(x), f.__wrapped__(x))
     assert_same(f(np.abs(x) + 1.0), gpuvec.log(np.abs(x) + 1.0))
 
@@ -300,7 +307,8 @@ def test_what_the_trace_cannot_follow_runs_op_by_op(rng, body, why):
     f = gpuvec.fuse(function)
     x = random_array(rng, 3, np.float64)
     explanation = f.explain(x)
-    assert not explanation.fused and why in explanation.reason
+    assert not explanation.fused
+    assert why in explanation.reason
     assert_same(f(x), body(x))
 
 
@@ -358,13 +366,14 @@ def test_shape_mismatch_raises_the_eager_error(backend):
         axpb(on(backend, np.ones(3)), on(backend, np.ones(4)))
     with pytest.raises(ValueError, match="cannot be broadcast together"):
         eager(axpb, np.ones(3), np.ones(4))
-    assert "a (3,)" in str(fused.value) and "b (4,)" in str(fused.value)
+    assert "a (3,)" in str(fused.value)
+    assert "b (4,)" in str(fused.value)
 
 
 def test_an_unused_value_still_raises_as_eager():
     @gpuvec.fuse
     def f(a, b, c):
-        a * c  # noqa: B018 - the eager function computes it, and raises
+        a * c  # unused: the eager function computes it all the same, and raises
         return a + b
 
     with pytest.raises(ValueError, match="cannot be broadcast together"):
@@ -424,8 +433,10 @@ def test_explain_shows_kernels_source_and_bytes(rng):
     a, b = random_array(rng, n, np.float32), random_array(rng, n, np.float32)
     explanation = axpb.explain(a, b)
     text = str(explanation)
-    assert explanation.fused and len(explanation.kernels) == 1
-    assert "gpuvec::ops::Multiply" in text and "gpuvec.ElementwiseKernel(" in text
+    assert explanation.fused
+    assert len(explanation.kernels) == 1
+    assert "gpuvec::ops::Multiply" in text
+    assert "gpuvec.ElementwiseKernel(" in text
     # fused: a and b read once, the result written once; eager: each of the
     # 4 ops reads its arrays and writes a temporary
     assert explanation.fused_bytes == 3 * n * 4
