@@ -24,6 +24,7 @@ from pathlib import Path
 
 import numpy as np
 
+from gpuvec import _core
 from gpuvec._dtypes import check_dtype, get_precision
 
 __all__ = ["OPS", "REDUCTIONS", "OpInfo", "Operand", "compute_dtype", "result_dtype"]
@@ -32,7 +33,8 @@ BOOL = np.dtype(np.bool_)
 FLOAT32 = np.dtype(np.float32)
 FLOAT64 = np.dtype(np.float64)
 
-_TABLE = Path(__file__).resolve().parent.parent / "include" / "gpuvec" / "op_table.h"
+# The installed header, beside the compiled core (a source checkout has none of its own).
+_TABLE = Path(_core.__file__).resolve().parent / "include" / "gpuvec" / "op_table.h"
 _ROW = re.compile(r"X\((\w+), (\w+), (\d), (\d), (SAME|BOOL|TRUTH), (\w+), \"")
 
 
