@@ -37,15 +37,30 @@ class Mismatch(Exception):
 
 @dataclass
 class KernelStep:
-    """One fused kernel: it writes `node` from `leaves`, computing `ops` inside."""
+    """One fused kernel: it writes `node` from `leaves`, computing `ops` inside.
+
+    The plan is of one signature, so the leaves' dtypes and the backend are
+    known: the first run compiles the kernel (``ElementwiseKernel``'s own
+    compile and cache), and every run calls the compiled kernel with no
+    more checks of its arguments than gpuvec's own ops make.
+    """
 
     node: Node
     ops: list[Node]
     leaves: list[Node]
     kernel: ElementwiseKernel
+    compiled: object = None  # the _core.MapKernel, once compiled
+    names: tuple = ()
 
     def run(self, values: dict[int, object]) -> None:
-        values[self.node.id] = self.kernel(*(values[leaf.id] for leaf in self.leaves))
+        args = tuple(values[leaf.id] for leaf in self.leaves)
+        if self.compiled is None:
+            k = self.kernel
+            in_dtypes = [p.dtype for p in k.inputs]
+            backend = _core.backend_of_call(args, None)
+            self.compiled = k._kernel(backend, in_dtypes, k.output.dtype, {})
+            self.names = tuple(p.name for p in k.inputs)
+        values[self.node.id] = _core.map_call(self.compiled, args, self.names)
 
 
 @dataclass
