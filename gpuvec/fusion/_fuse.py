@@ -184,7 +184,7 @@ def fuse(fn=None):
     fused function axpb(a: ndarray float32[4], b: ndarray float32[4])
     step 1: fused kernel fused_axpb_0 (line 3): 4 op(s) in one pass (multiply, ...)
     ...
-      eager   ...   (2.00x the fused plan's)
+      eager   ...   (3.33x the fused plan's)
 
     ``gpuvec.fuse()`` with parentheses works too, and a reduction may end
     the function:
