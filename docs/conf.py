@@ -120,6 +120,7 @@ API_SECTIONS = {
     "gpuvec.device": None,
     "gpuvec._backend": "Backends",
     "gpuvec._errors": "Errors and warnings",
+    "gpuvec.fusion._fuse": "Fused expressions",
     "gpuvec": "Building on gpuvec",
 }
 

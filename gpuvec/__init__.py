@@ -49,6 +49,7 @@ from gpuvec.creation import (
 from gpuvec.device import Device, current_device
 from gpuvec.device_array import DeviceArray
 from gpuvec.elementwise import axpy, clip, scale, where
+from gpuvec.fusion import fuse
 from gpuvec.kernels import ElementwiseKernel, Kernel, RawKernel, SourceModule
 from gpuvec.manipulation import broadcast_to, concatenate, expand_dims, squeeze, stack
 from gpuvec.memory import free_cached, memory_info, memory_limit, set_memory_limit
@@ -149,6 +150,7 @@ __all__ = [
     "from_dlpack",
     "full",
     "full_like",
+    "fuse",
     "get_include",
     "get_precision",
     "is_available",

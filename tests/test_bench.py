@@ -321,7 +321,7 @@ def test_what_users_write_rows(quick_run):
         "dtype",
         "gpuvec \u00b5s",
         "gpuvec GB/s",
-        "vs call_add",
+        "vs call_add/expr_chain",  # each row's own baseline: the small calls', the fused chain's
     ]
     for peer in peers:
         assert f"gpuvec/{peer}" in header

@@ -16,6 +16,10 @@ MODULES = [
     "gpuvec.dask",  # needs Dask (the test extra has it)
     "gpuvec.device_array",
     "gpuvec.elementwise",
+    "gpuvec.fusion._codegen",
+    "gpuvec.fusion._fuse",
+    "gpuvec.fusion._graph",
+    "gpuvec.fusion._ops",
     "gpuvec.kernels._cache",
     "gpuvec.kernels._compile_errors",
     "gpuvec.kernels._lexer",

@@ -43,7 +43,11 @@ KERNEL = "python3"
 DEFAULT_TIMEOUT = 120  # seconds per cell
 BUDGET = 600  # seconds for all notebooks together
 # Notebooks whose plots show measured times, which differ from run to run.
-PLOTS_OF_TIMINGS = {"07-performance.ipynb", "12-beyond-one-gpu.ipynb"}
+PLOTS_OF_TIMINGS = {
+    "07-performance.ipynb",
+    "11-fusing-expressions.ipynb",
+    "12-beyond-one-gpu.ipynb",
+}
 
 _times: dict[str, float] = {}
 

@@ -492,6 +492,9 @@ def _moves(arrays: int, extra: int = 0):
     return lambda shape, itemsize: (arrays * _n(shape) + extra) * itemsize
 
 
+AXPB = "2.5*a*b + a - 0.5"
+# The same chain written as one CuPy ElementwiseKernel, by hand.
+_AXPB_KERNEL = "'float32 a, float32 b', 'float32 c', 'c = 2.5f * a * b + a - 0.5f', 'axpb'"
 SOFTMAX = "e = xp.exp(x - xp.max(x, axis=1, keepdims=True)); e / xp.sum(e, axis=1, keepdims=True)"
 _STREAMS = {
     "gpuvec": "gv.Stream()",
@@ -550,12 +553,29 @@ WORKLOADS: tuple[Workload, ...] = (
     Workload(
         "expr_chain",
         "bandwidth",
-        {"*": "2.5*a*b + a - 0.5"},
+        {"*": AXPB},
         ((1 << 20,), (1 << 24,)),
         ("float32",),
         quick_shapes=_QUICK,
         traffic=_moves(3),
         note="GB/s counts a and b read once and the result written once",
+    ),
+    Workload(
+        "expr_chain_fused",
+        "bandwidth",
+        {"*": "f(a, b)"},
+        ((1 << 20,), (1 << 24,)),
+        ("float32",),
+        quick_shapes=_QUICK,
+        setup={
+            "gpuvec": f"f = gv.fuse(lambda a, b: {AXPB})",
+            "cupy": f"f = cp.ElementwiseKernel({_AXPB_KERNEL})",
+            "*": f"f = lambda a, b: {AXPB}",
+        },
+        args="f a b",
+        traffic=_moves(3),
+        baseline="expr_chain",
+        note="gpuvec.fuse and a CuPy ElementwiseKernel: one pass; PyTorch and NumPy: eager",
     ),
     Workload(
         "softmax_rows",

@@ -966,9 +966,13 @@ def _finish(results: dict) -> None:
     """Fills in each figure's percent of the copy bandwidth and gpuvec's speed ratio to peers."""
     reference = results["copy"].get("reference_gbps")
     by_op = {(row["op"], row["dtype"]): row for row in results["rows"]}
+    # A baseline of several shapes is the row of the same shape.
+    by_shape = {(r["op"], r["dtype"], str(r.get("shape"))): r for r in results["rows"]}
     for row in results["rows"]:
         ours = row["results"].get("gpuvec", {})
-        base = by_op.get((row.get("baseline"), row["dtype"]), {}).get("results", {})
+        key = (row.get("baseline"), row["dtype"])
+        base = by_shape.get((*key, str(row.get("shape"))), by_op.get(key, {}))
+        base = base.get("results", {})
         for name, entry in row["results"].items():
             if "median_ms" not in entry:
                 continue

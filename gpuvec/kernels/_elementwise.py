@@ -36,14 +36,17 @@ _HEADERS = (
     "operand.hpp",
     "walk.hpp",
     "map.hpp",
+    "ops.hpp",  # the functors of gpuvec's ops, which fused kernels call (gpuvec/fusion)
     "cuda_emulation.h",
     "emulation.h",
 )
 _headers_text: str | None = None
 
 # The host compiler may vectorize the contiguous loop's `omp simd` without
-# OpenMP's runtime.
-_HOST_OPTIONS = ("-DGPUVEC_EMULATION=1", "-fopenmp-simd")
+# OpenMP's runtime. That loop tests each operand for a scalar; the tests are
+# loop invariant, and -funswitch-loops (not in -O2) hoists them out, which is
+# what lets it vectorize: 2.5x faster for a fused chain of 4 ops, in cache.
+_HOST_OPTIONS = ("-DGPUVEC_EMULATION=1", "-fopenmp-simd", "-funswitch-loops")
 
 
 def _headers() -> str:

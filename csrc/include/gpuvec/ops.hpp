@@ -10,12 +10,14 @@
 #ifndef GPUVEC_OPS_HPP
 #define GPUVEC_OPS_HPP
 
+// NVRTC compiles this header too, for fused expressions (gpuvec/fusion), and
+// has no standard headers: its math functions are built in, and
+// portable.hpp gives the fixed-width types and is_same_v.
+#if !defined(__CUDACC_RTC__)
 #include <math.h>
-#include <stdint.h>
+#endif
 
-#include <type_traits>
-
-#include "gpuvec/portable.hpp"  // GPUVEC_HD
+#include "gpuvec/portable.hpp"  // GPUVEC_HD, uint8_t, is_same_v
 
 namespace gpuvec::ops {
 
@@ -151,7 +153,7 @@ struct IsNan {
 struct IsFinite {
   template <class T>
   GPUVEC_HD bool operator()(T x) const {
-    if constexpr (std::is_same_v<T, bool>) {
+    if constexpr (gpuvec::is_same_v<T, bool>) {
       return true;
     } else {
       return x - x == T(0);
