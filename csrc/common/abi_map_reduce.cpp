@@ -71,9 +71,9 @@ void run_in_memory(const gpuvec_map_reduce_kernel& k, const gpuvec_array& out,
     host::run_map_reduce(k.kernels[0]->handle, &L, out_data, data);
     return;
   }
-  const ReducePlan plan = plan_reduce(L, data, sizes, k.state_size,
-                                      cuda::reduce_threads(launch.threads_per_block),
-                                      cuda::reduce_device());
+  const ReducePlan plan =
+      plan_reduce(L, data, sizes, k.state_size, cuda::reduce_threads(launch.threads_per_block),
+                  cuda::reduce_device());
   void* handles[kReduceKernels];
   for (int j = 0; j < kReduceKernels; ++j) handles[j] = k.kernels[j]->handle;
   cuda::launch_map_reduce(handles, plan, &L, L.row.size, out_data, data, R, launch.stream);
@@ -119,32 +119,6 @@ void run(const gpuvec_map_reduce_kernel& k, const gpuvec_array& given_out,
   }
 }
 
-void check_kernel(const gpuvec_map_reduce_kernel* k, int n_inputs, gpuvec_backend backend) {
-  if (k == nullptr) throw_invalid_argument("kernel is a null pointer");
-  if (k->n_inputs < 1 || k->n_inputs > GPUVEC_MAX_MAP_INPUTS) {
-    throw_invalid_argument("a reduction kernel takes 1 to " +
-                           std::to_string(GPUVEC_MAX_MAP_INPUTS) + " inputs, this one " +
-                           std::to_string(k->n_inputs));
-  }
-  if (n_inputs != k->n_inputs) {
-    throw_invalid_argument("the kernel takes " + std::to_string(k->n_inputs) + " inputs, got " +
-                           std::to_string(n_inputs));
-  }
-  if (k->state_size <= 0 || k->state_size % 8 != 0) {
-    throw_invalid_argument("state_size must be a positive multiple of 8, got " +
-                           std::to_string(k->state_size));
-  }
-  with_dtype(k->out_dtype, [](auto) {});  // known dtypes
-  for (int j = 0; j < k->n_inputs; ++j) with_dtype(k->in_dtypes[j], [](auto) {});
-  const int needed = backend == GPUVEC_BACKEND_HOST ? 1 : GPUVEC_REDUCE_KERNELS;
-  for (int j = 0; j < needed; ++j) {
-    if (k->kernels[j] == nullptr) throw_invalid_argument("the kernel lacks an instance");
-    if (k->kernels[j]->module->backend != backend) {
-      throw_invalid_argument("the kernel was compiled for the other backend");
-    }
-  }
-}
-
 }  // namespace
 }  // namespace gpuvec
 
@@ -155,7 +129,11 @@ extern "C" gpuvec_status gpuvec_map_reduce(const gpuvec_map_reduce_kernel* kerne
   using namespace gpuvec;  // NOLINT: this function only
   return guard([&] {
     check_launch(launch, true);
-    check_kernel(kernel, n_inputs, launch->backend);
+    check_compiled(kernel, n_inputs, 1, GPUVEC_REDUCE_KERNELS, launch->backend);
+    if (kernel->state_size <= 0 || kernel->state_size % 8 != 0) {
+      throw_invalid_argument("state_size must be a positive multiple of 8, got " +
+                             std::to_string(kernel->state_size));
+    }
     if (inputs == nullptr) throw_invalid_argument("inputs is a null pointer");
     const Named o{out, "out"};
     check_array(o, false);

@@ -73,16 +73,15 @@ void launch_map(void* kernel, const MapPlan& plan, const void* layout, int64_t s
 
 int reduce_threads(int threads_per_block) { return block_size(threads_per_block); }
 
-void launch_map_reduce(void* const* kernels, const ReducePlan& plan, const void* layout,
-                       int64_t n, void* out, const void* const* in, int n_inputs,
-                       gpuvec_stream stream) {
+void launch_map_reduce(void* const* kernels, const ReducePlan& plan, const void* layout, int64_t n,
+                       void* out, const void* const* in, int n_inputs, gpuvec_stream stream) {
   run_plan(plan, as_cuda_stream(stream),
            [&](ReduceKernel kernel, dim3 grid, void* partial, unsigned int* ticket, int extra) {
              // The parameters as the reduction kernels take them: (n or L, op,
              // out, partial, ticket[, extra], in...), except reduce_partials,
              // which reads no input. op, the policy, is an empty struct: one byte.
-             const bool contiguous = kernel == ReduceKernel::kContiguousPacks ||
-                                     kernel == ReduceKernel::kContiguous;
+             const bool contiguous =
+                 kernel == ReduceKernel::kContiguousPacks || kernel == ReduceKernel::kContiguous;
              char op = 0;
              void* params[6 + GPUVEC_MAX_MAP_INPUTS];
              int count = 0;

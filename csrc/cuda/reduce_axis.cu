@@ -56,7 +56,8 @@ void run(const ReduceLayout<sizeof...(In)>& L, const Op& op, Out* out, int threa
         reduce_blocks<<<grid, threads, 0, s>>>(L, op, out, partial, ticket, extra, x...);
         break;
       case ReduceKernel::kPartials:
-        reduce_partials<Op, Out, In...><<<grid, threads, 0, s>>>(L, op, out, partial, ticket, extra);
+        reduce_partials<Op, Out, In...>
+            <<<grid, threads, 0, s>>>(L, op, out, partial, ticket, extra);
         break;
     }
   });

@@ -70,9 +70,8 @@ ReduceDevice reduce_device();
 // instance of ReduceKernel k, with its parameters: the layout (a
 // ReduceLayout<n_inputs>) or n, the row's size, for reduce_contiguous; out;
 // and each input's first element in[k].
-void launch_map_reduce(void* const* kernels, const ReducePlan& plan, const void* layout,
-                       int64_t n, void* out, const void* const* in, int n_inputs,
-                       gpuvec_stream stream);
+void launch_map_reduce(void* const* kernels, const ReducePlan& plan, const void* layout, int64_t n,
+                       void* out, const void* const* in, int n_inputs, gpuvec_stream stream);
 
 // NVRTC, loaded from `path` on first use (nvrtc.cpp).
 struct NvrtcProgram {

@@ -1,6 +1,6 @@
 /* The ABI's fixed limits, on their own so that the kernel headers that NVRTC
- * compiles (gpuvec/layout.hpp, gpuvec/map.hpp, gpuvec/reduce.hpp) can use them without the rest
- * of the C ABI and its standard headers. */
+ * compiles (gpuvec/layout.hpp, gpuvec/map.hpp, gpuvec/reduce.hpp) can use them
+ * without the rest of the C ABI and its standard headers. */
 #ifndef GPUVEC_LIMITS_H
 #define GPUVEC_LIMITS_H
 

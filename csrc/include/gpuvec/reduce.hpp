@@ -285,9 +285,11 @@ __global__ void __launch_bounds__(kMaxBlockThreads)
   const int64_t first = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
 #pragma unroll 4
   for (int64_t p = first; p < packs; p += step) {
-    acc = op.combine(acc, lane_terms<V>(op, p * V, reinterpret_cast<const Pack<In, V>*>(in)[p]...));
+    acc =
+        op.combine(acc, lane_terms<V>(op, p * V, reinterpret_cast<const Pack<In, V>*>(in)[p]...));
   }
-  for (int64_t i = packs * V + first; i < n; i += step) acc = op.combine(acc, op.term(in[i]..., i));
+  for (int64_t i = packs * V + first; i < n; i += step)
+    acc = op.combine(acc, op.term(in[i]..., i));
   finish_grid(op, block_total(op, acc), partial, ticket,
               [&](const A& total) { *result = op.template finish<Out>(total, n); });
 }
@@ -296,8 +298,7 @@ __global__ void __launch_bounds__(kMaxBlockThreads)
 
 // U elements of x, j, j + step, ..., at a stride.
 template <int U, class T>
-__device__ __forceinline__ Pack<T, U> gather(const T* x, int64_t stride, int64_t j,
-                                             int64_t step) {
+__device__ __forceinline__ Pack<T, U> gather(const T* x, int64_t stride, int64_t j, int64_t step) {
   Pack<T, U> v;
 #pragma unroll
   for (int u = 0; u < U; ++u) v.v[u] = x[(j + u * step) * stride];
@@ -578,9 +579,9 @@ __global__ void __launch_bounds__(kMaxBlockThreads)
   for (int64_t r = blockIdx.y; r < L.rows.size; r += gridDim.y) {
     int64_t off[N];
     L.rows.offsets(r, off);
-    A acc = row_state(op, L, off, static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x,
-                      static_cast<int64_t>(gridDim.x) * blockDim.x, index_sequence_for<In...>{},
-                      x...);
+    A acc =
+        row_state(op, L, off, static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x,
+                  static_cast<int64_t>(gridDim.x) * blockDim.x, index_sequence_for<In...>{}, x...);
     acc = block_total(op, acc);
     if (ticket != nullptr) {
       Out* const result = out + off[0];
@@ -835,15 +836,18 @@ void reduce_tiles_on_host(const Host& host, const ReduceLayout<sizeof...(In)>& L
         const int64_t* b = base[i];
         if (row.ndim > 1) {
           acc[i] = run_state<T, Host>(op, first, len, [&](int k) {
-            return values_at(b, [&](int r) { return offsets[k][r]; }, each, in...);
+            return values_at(
+                b, [&](int r) { return offsets[k][r]; }, each, in...);
           });
         } else if (unit) {
           acc[i] = run_state<T, Host>(op, first, len, [&](int k) {
-            return values_at(b, [&](int) { return first + k; }, each, in...);
+            return values_at(
+                b, [&](int) { return first + k; }, each, in...);
           });
         } else {
           acc[i] = run_state<T, Host>(op, first, len, [&](int k) {
-            return values_at(b, [&](int r) { return (first + k) * stride[r]; }, each, in...);
+            return values_at(
+                b, [&](int r) { return (first + k) * stride[r]; }, each, in...);
           });
         }
       }
@@ -919,9 +923,9 @@ int reduce_entry(const void* call) {
 
 // GPUVEC_REDUCE_ENTRY(name, Op, Out, In...): the exported entry `name` of
 // policy Op reducing inputs of types In... into Out (a ReduceEntry).
-#define GPUVEC_REDUCE_ENTRY(name, Op, Out, ...)                                      \
-  extern "C" __attribute__((visibility("default"))) int name(const void* call) {     \
-    return ::gpuvec::reduce_entry<Op, Out, __VA_ARGS__>(call);                       \
+#define GPUVEC_REDUCE_ENTRY(name, Op, Out, ...)                                  \
+  extern "C" __attribute__((visibility("default"))) int name(const void* call) { \
+    return ::gpuvec::reduce_entry<Op, Out, __VA_ARGS__>(call);                   \
   }
 
 #endif  // !__CUDACC__
@@ -975,8 +979,8 @@ struct ReducePlan {
   int extra = 0;  // reduce_groups' group; the parts of each row that reduce_partials combines
   ReducePartials partials = ReducePartials::kNone;
   int64_t partial_bytes = 0;
-  bool ticket = false;          // the grid finishes in its last block (the stream's ticket)
-  unsigned second_blocks = 0;   // > 0: reduce_partials runs after, on this many blocks
+  bool ticket = false;         // the grid finishes in its last block (the stream's ticket)
+  unsigned second_blocks = 0;  // > 0: reduce_partials runs after, on this many blocks
 };
 
 // What the plan needs of the device and the backend.
@@ -1024,7 +1028,8 @@ ReducePlan plan_reduce(const ReduceLayout<R>& L, const void* const (&data)[R],
                              ? device.max_blocks
                              : device.scratch_bytes / acc_size;
     const int64_t per_sm = 2048 / threads > 1 ? 2048 / threads : 1;
-    const int64_t blocks = clamp_to(grid_for((loads + 3) / 4, threads, per_sm, device.sms), 1, most);
+    const int64_t blocks =
+        clamp_to(grid_for((loads + 3) / 4, threads, per_sm, device.sms), 1, most);
     plan.grid_x = static_cast<unsigned>(blocks);
     if (blocks > 1) {
       plan.partials = ReducePartials::kStream;
