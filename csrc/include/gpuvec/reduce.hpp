@@ -60,7 +60,6 @@
 #include <string.h>  // memcpy (NVRTC has it built in)
 #endif
 #if !defined(__CUDACC__)
-#include <tuple>
 #include <type_traits>
 #include <vector>
 
@@ -703,47 +702,35 @@ class Cascade {
   int64_t count_ = 0;
 };
 
-// The term of element j whose values are v: one input's value, or a tuple of
-// several inputs' values.
-template <class Op, class V>
-auto term_of(const Op& op, const V& v, int64_t j) {
-  return op.term(v, j);
-}
-template <class Op, class... V>
-auto term_of(const Op& op, const std::tuple<V...>& v, int64_t j) {
-  return std::apply([&](const V&... x) { return op.term(x..., j); }, v);
-}
-
 // The state of elements first, ..., first + len - 1 of a row, whose element
-// first + k has the values at(k): in index order, or in kHostLanes
-// interleaved lanes for the sums (a run folded into one sum is a chain of
-// dependent adds, each waiting for the last; lanes the compiler keeps in
-// vector registers instead, added in a fixed order); a policy that folds
-// runs takes the run at once (Variance: two passes over it while it is in
-// cache). Host::vectorized<T> may compile the loop for a wider instruction
-// set, by the type T of the elements it reads.
-template <class T, class Host, class Op, class At>
-typename Op::Acc run_state(const Op& op, int64_t first, int len, At at) {
+// first + k has the state term(k) and, for a policy that folds runs, the
+// value value(k): in index order, or in kHostLanes interleaved lanes for the
+// sums (a run folded into one sum is a chain of dependent adds, each waiting
+// for the last; lanes the compiler keeps in vector registers instead, added
+// in a fixed order); a policy that folds runs takes the run at once
+// (Variance: two passes over it while it is in cache). Host::vectorized<T>
+// may compile the loop for a wider instruction set, by the type T of the
+// elements it reads.
+template <class T, class Host, class Op, class Term, class Value>
+typename Op::Acc run_state(const Op& op, int len, Term term, Value value) {
   return Host::template vectorized<T>([&]() GPUVEC_ALWAYS_INLINE {
     if constexpr (kFoldsRuns<Op>) {
-      decltype(at(0)) values[kRun];
-      for (int k = 0; k < len; ++k) values[k] = at(k);
+      decltype(value(0)) values[kRun];
+      for (int k = 0; k < len; ++k) values[k] = value(k);
       return op.run(values, len);
     } else if constexpr (kLanes<Op>) {
       typename Op::Acc lane[kHostLanes];
       for (int l = 0; l < kHostLanes; ++l) lane[l] = op.identity();
       int k = 0;
       for (; k + kHostLanes <= len; k += kHostLanes) {
-        for (int l = 0; l < kHostLanes; ++l) {
-          lane[l] = op.combine(lane[l], term_of(op, at(k + l), first + k + l));
-        }
+        for (int l = 0; l < kHostLanes; ++l) lane[l] = op.combine(lane[l], term(k + l));
       }
-      for (; k < len; ++k) lane[0] = op.combine(lane[0], term_of(op, at(k), first + k));
+      for (; k < len; ++k) lane[0] = op.combine(lane[0], term(k));
       return op.combine(op.combine(op.combine(lane[0], lane[1]), op.combine(lane[2], lane[3])),
                         op.combine(op.combine(lane[4], lane[5]), op.combine(lane[6], lane[7])));
     } else {
       typename Op::Acc acc = op.identity();
-      for (int k = 0; k < len; ++k) acc = op.combine(acc, term_of(op, at(k), first + k));
+      for (int k = 0; k < len; ++k) acc = op.combine(acc, term(k));
       return acc;
     }
   });
@@ -764,21 +751,23 @@ void finish_rows(const Layout<N>& rows, const Op& op, int64_t n, int64_t blocks,
   }
 }
 
-// The values of element k of a run in each input: input r's element is at
-// base[r] + offset(r).
-template <class Offset, class... In, size_t... K>
-auto values_at(const int64_t* base, Offset offset, index_sequence<K...>, const In*... in) {
-  if constexpr (sizeof...(In) == 1) {
-    return (in[base[K] + offset(K)], ...);
-  } else {
-    return std::make_tuple(in[base[K] + offset(K)]...);
-  }
+// The state of element j of a row, whose value in input r is
+// in[r][base[r] + offset(r)].
+template <class Op, class Offset, class... In, size_t... K>
+GPUVEC_ALWAYS_INLINE inline typename Op::Acc term_at(const Op& op, const int64_t* base,
+                                                     Offset offset, int64_t j,
+                                                     index_sequence<K...>, const In*... in) {
+  return op.term(in[base[K] + offset(K)]..., j);
 }
 
 template <class T, class...>
 struct first_of {
   using type = T;
 };
+template <class T, class... Rest>
+GPUVEC_ALWAYS_INLINE inline const T* first_input(const T* first, const Rest*...) {
+  return first;
+}
 
 // Reduces the rows of the inputs into out: tiles of up to kTile rows, each
 // run taken row after row. `host` runs the items: host.for_each(count,
@@ -823,6 +812,7 @@ void reduce_tiles_on_host(const Host& host, const ReduceLayout<sizeof...(In)>& L
       unit = unit && stride[r] == 1;
     }
     const auto each = index_sequence_for<In...>{};
+    const T* const x0 = first_input(in...);  // what a policy that folds runs reads
     for (int64_t first = begin; first < end; first += kRun) {
       const int len = static_cast<int>(first + kRun < end ? kRun : end - first);
       if (row.ndim > 1) {
@@ -834,21 +824,22 @@ void reduce_tiles_on_host(const Host& host, const ReduceLayout<sizeof...(In)>& L
       }
       for (int i = 0; i < count; ++i) {
         const int64_t* b = base[i];
+        // Element first + k of input r is at b[r] + offset(k, r) in it.
+        const auto state = [&](auto offset) GPUVEC_ALWAYS_INLINE {
+          return run_state<T, Host>(
+              op, len,
+              [&](int k) GPUVEC_ALWAYS_INLINE {
+                return term_at(
+                    op, b, [&](int r) { return offset(k, r); }, first + k, each, in...);
+              },
+              [&](int k) GPUVEC_ALWAYS_INLINE { return x0[b[0] + offset(k, 0)]; });
+        };
         if (row.ndim > 1) {
-          acc[i] = run_state<T, Host>(op, first, len, [&](int k) {
-            return values_at(
-                b, [&](int r) { return offsets[k][r]; }, each, in...);
-          });
+          acc[i] = state([&](int k, int r) { return offsets[k][r]; });
         } else if (unit) {
-          acc[i] = run_state<T, Host>(op, first, len, [&](int k) {
-            return values_at(
-                b, [&](int) { return first + k; }, each, in...);
-          });
+          acc[i] = state([&](int k, int) { return first + k; });
         } else {
-          acc[i] = run_state<T, Host>(op, first, len, [&](int k) {
-            return values_at(
-                b, [&](int r) { return (first + k) * stride[r]; }, each, in...);
-          });
+          acc[i] = state([&](int k, int r) { return (first + k) * stride[r]; });
         }
       }
       runs.push(op, acc);
