@@ -50,7 +50,7 @@ from gpuvec.device import Device, current_device
 from gpuvec.device_array import DeviceArray
 from gpuvec.elementwise import axpy, clip, scale, where
 from gpuvec.fusion import fuse
-from gpuvec.kernels import ElementwiseKernel, Kernel, RawKernel, SourceModule
+from gpuvec.kernels import ElementwiseKernel, Kernel, RawKernel, ReductionKernel, SourceModule
 from gpuvec.manipulation import broadcast_to, concatenate, expand_dims, squeeze, stack
 from gpuvec.memory import free_cached, memory_info, memory_limit, set_memory_limit
 from gpuvec.reductions import (
@@ -122,6 +122,7 @@ __all__ = [
     "Kernel",
     "OutOfMemoryError",
     "RawKernel",
+    "ReductionKernel",
     "SourceModule",
     "Stream",
     "all",

@@ -214,6 +214,21 @@ cdef extern from "gpuvec/kernels.h" nogil:
                              const gpuvec_array* inputs, int n_inputs,
                              const gpuvec_launch* launch)
 
+    enum:
+        GPUVEC_REDUCE_KERNELS
+
+    ctypedef struct gpuvec_map_reduce_kernel:
+        gpuvec_kernel kernels[GPUVEC_REDUCE_KERNELS]
+        int n_inputs
+        gpuvec_dtype out_dtype
+        gpuvec_dtype in_dtypes[GPUVEC_MAX_MAP_INPUTS]
+        int64_t state_size
+        int has_identity
+
+    gpuvec_status gpuvec_map_reduce(const gpuvec_map_reduce_kernel* kernel,
+                                    const gpuvec_array* out, const gpuvec_array* inputs,
+                                    int n_inputs, int reduced_ndim, const gpuvec_launch* launch)
+
     ctypedef struct gpuvec_nvrtc_output:
         char* image
         size_t image_size

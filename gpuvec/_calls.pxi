@@ -439,6 +439,84 @@ cdef bint _same_extents(Operands ops, int k, int ndim, const int64_t* shape) exc
     return True
 
 
+# -- the scaffold of a call ----------------------------------------------------------------------
+
+# One ABI call on described operands into a described result, without the GIL.
+ctypedef gpuvec_status (*_AbiCall)(void* context, const gpuvec_array* result,
+                                   const gpuvec_array* arrays, int count,
+                                   const gpuvec_launch* launch) noexcept nogil
+
+
+cdef struct _ElementwiseCall:
+    int op
+    const double* values
+    gpuvec_dtype compute
+
+
+cdef gpuvec_status _call_elementwise(void* context, const gpuvec_array* result,
+                                     const gpuvec_array* arrays, int count,
+                                     const gpuvec_launch* launch) noexcept nogil:
+    cdef _ElementwiseCall* c = <_ElementwiseCall*>context
+    return gpuvec_elementwise(c.op, result, arrays, count, c.values, c.compute, launch)
+
+
+cdef object _run_call(Operands ops, object out, int ndim, const int64_t* shape,
+                      object result_dtype, gpuvec_dtype result_code, object stream,
+                      gpuvec_launch* launch, _AbiCall call, void* context,
+                      bint like_operands):
+    """What every call that makes an array of `shape` does around its ABI call.
+
+    The result is `out` when given, else a new array: on device data
+    (ops.device_mode) a DeviceArray on the data's device, made current for
+    the call and restored after it, whose stream use is noted; otherwise a
+    NumPy array, returned as a NumPy scalar when it is 0-d. `like_operands`:
+    the new result takes an operand's shape tuples (device) or their memory
+    order (NumPy), as an elementwise result does; else it is C-ordered.
+    call(context, result, ops.arrays, ops.count, launch) runs once, without
+    the GIL, unless the result is empty.
+    """
+    cdef gpuvec_array result_desc
+    cdef gpuvec_status status
+    cdef int k, previous
+    cdef Py_ssize_t size = 1
+    for k in range(ndim):
+        size *= shape[k]
+    if ops.device_mode:
+        if ops.device < 0 and not ops.host_backed:
+            ops.device = _current_device()
+        previous = _make_current(ops.device if not ops.host_backed else -1)
+        try:
+            if out is not None:
+                result = out
+            elif like_operands:
+                result = _new_result(ops, ndim, shape, result_dtype, stream)
+            else:
+                result = _new_device_array(_shape_tuple(ndim, shape), result_dtype, ops.device,
+                                           stream, ops.host_backed)
+            if size:
+                _describe_result(&result_desc, result, ndim, shape, result_code)
+                with nogil:
+                    status = call(context, &result_desc, ops.arrays, ops.count, launch)
+                check(status)
+                _mark_stream_use(ops, result, stream)
+                (<ArrayFields>result)._stream = stream  # the stream that last wrote it
+        finally:
+            _restore_device(previous)
+        return result
+    result = out
+    if out is None:
+        result = cnp.PyArray_EMPTY(ndim, <cnp.npy_intp*>shape, _npy_type(result_code),
+                                   like_operands and _fortran_result(ops, ndim, shape))
+    if size:
+        _describe_result(&result_desc, result, ndim, shape, result_code)
+        with nogil:
+            status = call(context, &result_desc, ops.arrays, ops.count, launch)
+        check(status)
+    if out is None and ndim == 0:
+        return result[()]
+    return result
+
+
 # -- elementwise ---------------------------------------------------------------------------------
 
 
@@ -456,12 +534,9 @@ def elementwise(int op, tuple args, tuple names, out=None, dtype=None, threads_p
     cdef Operands ops = Operands()
     cdef int64_t shape[GPUVEC_MAX_NDIM]
     cdef double values[2]
-    cdef gpuvec_array result_desc
     cdef gpuvec_launch launch
-    cdef gpuvec_status status
     cdef int k, ndim, first = 0
     cdef Py_ssize_t size = 1
-    cdef int previous
     cdef bint truth = 0 <= op < _MAX_OPS and _truth_result[op]
     for k in range(len(args)):
         if op == _WHERE and k == 0:
@@ -501,48 +576,25 @@ def elementwise(int op, tuple args, tuple names, out=None, dtype=None, threads_p
         target, out = out, None
     for k in range(ndim):
         size *= shape[k]
-    cdef gpuvec_dtype code = _code_of(compute)
-    cdef gpuvec_dtype result_code = GPUVEC_BOOL if truth else code
+    cdef _ElementwiseCall call
+    call.op = op
+    call.values = values
+    call.compute = _code_of(compute)
+    cdef gpuvec_dtype result_code = GPUVEC_BOOL if truth else call.compute
     if ops.device_mode:
         launch.backend = GPUVEC_BACKEND_HOST if ops.host_backed else GPUVEC_BACKEND_CUDA
-        if ops.device < 0 and not ops.host_backed:
-            ops.device = _current_device()
-        previous = _make_current(ops.device if not ops.host_backed else -1)
-        try:
-            result = out if out is not None else _new_result(ops, ndim, shape, result_dtype,
-                                                             stream)
-            if size:
-                _describe_result(&result_desc, result, ndim, shape, result_code)
-                with nogil:
-                    status = gpuvec_elementwise(op, &result_desc, ops.arrays, ops.count, values,
-                                                code, &launch)
-                check(status)
-                _mark_stream_use(ops, result, stream)
-                (<ArrayFields>result)._stream = stream  # the stream that last wrote it
-            if target is not None:
-                _copy(target, result)
-                return target
-        finally:
-            _restore_device(previous)
-        return result
-    launch.backend = <gpuvec_backend>_active_backend()
-    result = out
-    if out is None:
-        result = cnp.PyArray_EMPTY(ndim, <cnp.npy_intp*>shape, _npy_type(result_code),
-                                   _fortran_result(ops, ndim, shape))
-    if size:
-        _describe_result(&result_desc, result, ndim, shape, result_code)
-        with nogil:
-            status = gpuvec_elementwise(op, &result_desc, ops.arrays, ops.count, values, code,
-                                        &launch)
-        check(status)
-        if launch.backend == GPUVEC_BACKEND_CUDA:
-            _count_staged(ops, 0, size, code, size * _itemsize(result_code))
+    else:
+        launch.backend = <gpuvec_backend>_active_backend()
+    result = _run_call(ops, out, ndim, shape, result_dtype, result_code, stream, &launch,
+                       _call_elementwise, &call, True)
+    if not ops.device_mode and size and launch.backend == GPUVEC_BACKEND_CUDA:
+        _count_staged(ops, 0, size, call.compute, size * _itemsize(result_code))
     if target is not None:
-        np.copyto(target, result, casting="same_kind")
+        if ops.device_mode:
+            _copy(target, result)
+        else:
+            np.copyto(target, result, casting="same_kind")
         return target
-    if out is None and ndim == 0:
-        return result[()]
     return result
 
 

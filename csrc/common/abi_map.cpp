@@ -112,27 +112,6 @@ void run(const gpuvec_map_kernel& k, const gpuvec_array& given_out, const gpuvec
   if (out.data != given_out.data) copy_array(given_out, out, memory, launch.stream);
 }
 
-void check_kernel(const gpuvec_map_kernel* k, int n_inputs, gpuvec_backend backend) {
-  if (k == nullptr) throw_invalid_argument("kernel is a null pointer");
-  if (k->n_inputs < 0 || k->n_inputs > GPUVEC_MAX_MAP_INPUTS) {
-    throw_invalid_argument("a map kernel takes 0 to " + std::to_string(GPUVEC_MAX_MAP_INPUTS) +
-                           " inputs, this one " + std::to_string(k->n_inputs));
-  }
-  if (n_inputs != k->n_inputs) {
-    throw_invalid_argument("the kernel takes " + std::to_string(k->n_inputs) + " inputs, got " +
-                           std::to_string(n_inputs));
-  }
-  with_dtype(k->out_dtype, [](auto) {});  // known dtypes
-  for (int j = 0; j < k->n_inputs; ++j) with_dtype(k->in_dtypes[j], [](auto) {});
-  const int needed = backend == GPUVEC_BACKEND_HOST ? 1 : GPUVEC_MAP_KERNELS;
-  for (int j = 0; j < needed; ++j) {
-    if (k->kernels[j] == nullptr) throw_invalid_argument("the kernel lacks an instance");
-    if (k->kernels[j]->module->backend != backend) {
-      throw_invalid_argument("the kernel was compiled for the other backend");
-    }
-  }
-}
-
 }  // namespace
 }  // namespace gpuvec
 
@@ -142,7 +121,7 @@ extern "C" gpuvec_status gpuvec_map(const gpuvec_map_kernel* kernel, const gpuve
   using namespace gpuvec;  // NOLINT: this function only
   return guard([&] {
     check_launch(launch, false);
-    check_kernel(kernel, n_inputs, launch->backend);
+    check_compiled(kernel, n_inputs, 0, GPUVEC_MAP_KERNELS, launch->backend);
     if (n_inputs > 0 && inputs == nullptr) throw_invalid_argument("inputs is a null pointer");
     const Named o{out, "out"};
     check_array(o, false);

@@ -76,8 +76,8 @@ bool counts_nonzero(gpuvec_reduce_op op) {
   return false;
 }
 
-// Sums and dot products of every element: the CUDA backend's single-pass
-// kernels (the host backend's sum is a row reduction).
+// Sums and dot products of every element, which the staging pipeline takes
+// chunk by chunk.
 bool is_total(const Call& c) {
   return (c.op == GPUVEC_REDUCE_SUM || c.op == GPUVEC_REDUCE_DOT) && c.kept == 0;
 }
@@ -115,13 +115,6 @@ void dot(const Call& c, Place place) {
   }
 }
 
-template <class T>
-void device_sum(const Call& c) {
-  const Layout<1> L = simplify_layout<1>(c.x.ndim, c.x.shape, {c.x.strides});
-  const T* x = static_cast<const T*>(c.x.data) + L.offset[0];
-  cuda::sum<T>(L, x, static_cast<T*>(c.out.data), c.threads_per_block, c.stream);
-}
-
 // On the host or the device, out and x in the same memory.
 template <class T>
 void run_in_memory(Call c, Place place) {
@@ -141,8 +134,6 @@ void run_in_memory(Call c, Place place) {
   if (c.op == GPUVEC_REDUCE_DOT) {
     // Dots compute in a float dtype (bool is the counting rows' alone).
     if constexpr (std::is_floating_point_v<T>) dot<T>(c, place);
-  } else if (place == Place::kDevice && is_total(c)) {
-    if constexpr (std::is_floating_point_v<T>) device_sum<T>(c);
   } else {
     row_reduction<T>(c, place);
   }

@@ -6,7 +6,9 @@
 #include "../kit/kernel_backends.hpp"
 #include "check.cuh"
 #include "gpuvec/map.hpp"
+#include "gpuvec/reduce.hpp"
 #include "launch.cuh"
+#include "reduce_plan.hpp"
 
 namespace gpuvec::cuda {
 
@@ -67,6 +69,35 @@ void launch_map(void* kernel, const MapPlan& plan, const void* layout, int64_t s
       0,
   };
   launch_kernel(kernel, config, params, stream);
+}
+
+int reduce_threads(int threads_per_block) { return block_size(threads_per_block); }
+
+void launch_map_reduce(void* const* kernels, const ReducePlan& plan, const void* layout, int64_t n,
+                       void* out, const void* const* in, int n_inputs, gpuvec_stream stream) {
+  run_plan(plan, as_cuda_stream(stream),
+           [&](ReduceKernel kernel, dim3 grid, void* partial, unsigned int* ticket, int extra) {
+             // The parameters as the reduction kernels take them: (n or L, op,
+             // out, partial, ticket[, extra], in...), except reduce_partials,
+             // which reads no input. op, the policy, is an empty struct: one byte.
+             const bool contiguous =
+                 kernel == ReduceKernel::kContiguousPacks || kernel == ReduceKernel::kContiguous;
+             char op = 0;
+             void* params[6 + GPUVEC_MAX_MAP_INPUTS];
+             int count = 0;
+             params[count++] = contiguous ? static_cast<void*>(&n) : const_cast<void*>(layout);
+             params[count++] = &op;
+             params[count++] = &out;
+             params[count++] = &partial;
+             params[count++] = &ticket;
+             if (!contiguous) params[count++] = &extra;
+             if (kernel != ReduceKernel::kPartials) {
+               for (int k = 0; k < n_inputs; ++k) params[count++] = const_cast<void**>(in + k);
+             }
+             const gpuvec_kernel_config config{
+                 {grid.x, grid.y, 1}, {static_cast<uint32_t>(plan.threads), 1, 1}, 0};
+             launch_kernel(kernels[static_cast<int>(kernel)], config, params, stream);
+           });
 }
 
 }  // namespace gpuvec::cuda

@@ -7,6 +7,7 @@
 #include <tuple>
 
 #include "check.cuh"
+#include "launch.cuh"
 
 namespace gpuvec::cuda {
 namespace {
@@ -29,6 +30,11 @@ std::map<Key, ReductionScratch>& scratches() {
 }
 
 }  // namespace
+
+ReduceDevice reduce_device() {
+  return {multiprocessor_count(), static_cast<int64_t>(kReductionScratchBytes),
+          kMaxReductionBlocks};
+}
 
 ReductionScratch reduction_scratch(cudaStream_t stream) {
   Key key{0, stream, {}};

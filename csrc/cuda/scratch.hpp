@@ -12,6 +12,8 @@
 
 #include <cuda_runtime.h>
 
+#include "gpuvec/reduce.hpp"
+
 namespace gpuvec::cuda {
 
 // The most blocks a single-pass reduction may launch.
@@ -24,6 +26,10 @@ struct ReductionScratch {
 
 // The room for partials, for kernels whose blocks leave larger states.
 constexpr size_t kReductionScratchBytes = kMaxReductionBlocks * sizeof(double);
+
+// What a reduction's launch plan needs of the current device (its SM count)
+// and of this scratch (gpuvec/reduce.hpp).
+ReduceDevice reduce_device();
 
 // The scratch of `stream` on the current device, made on first use.
 ReductionScratch reduction_scratch(cudaStream_t stream);

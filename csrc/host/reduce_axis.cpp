@@ -2,22 +2,22 @@
 // rows of x, over its last dimensions, and a reduction of every element as
 // one row of the whole array; dot is that row's sum of products x * y.
 //
-// A row is reduced in runs of kRun elements, each in order (the sums in
-// kLanes interleaved lanes, see run_state), whose states are combined
-// pairwise, within blocks of consecutive runs and then across the blocks. So
-// a sum's rounding error grows with log(n), not with n (summing 16384 uniform
-// numbers in order is off by about 130 float64 roundings, pairwise by a few),
-// and the order depends only on the row's length, never on the number of
-// threads: the result is deterministic. Three walks:
+// A row is reduced in runs, each in order, whose states are combined
+// pairwise (gpuvec/reduce.hpp's host loop, which users' ReductionKernels
+// run too), so the result is deterministic. Three walks:
 //   - rows side by side in memory (a column reduction, such as the mean of a
 //     C-ordered matrix over axis 0): memory is read in order, row of the
 //     matrix after row, into one state per column (blocks of kColumnBlock);
 //   - min, max, argmin and argmax of contiguous rows: a scan that the
 //     compiler vectorizes (their results are exact, so any order gives them);
-//   - anything else, a whole array and dot included: tiles of up to kTile
-//     rows, each run of each row at once (blocks of kBlock).
+//   - anything else, a whole array and dot included: the engine's loop,
+//     tiles of up to kTile rows, each run of each row at once (blocks of
+//     kBlock).
 // The unit of parallel work is a block of a chunk or tile of rows (or a part
 // of a contiguous row); small reductions never wake the thread pool.
+//
+// A user's compiled ReductionKernel runs the engine's loop from its own
+// library (run_map_reduce), on this thread pool.
 #include <math.h>
 #include <stdint.h>
 
@@ -27,6 +27,9 @@
 
 #include "../kit/backends.hpp"
 #include "../kit/dispatch.hpp"
+#include "../kit/error.hpp"
+#include "../kit/kernel_backends.hpp"
+#include "gpuvec/reduce.hpp"
 #include "gpuvec/reduce_ops.hpp"
 #include "gpuvec/walk.hpp"
 #include "isa.hpp"
@@ -37,206 +40,19 @@ namespace {
 
 namespace r = ops::reduce;
 
-constexpr int64_t kBlock = 1 << 14;
-// Long enough that a run's own steps (the total of its lanes, a push on the
-// cascade) cost little beside its elements, which a whole array's sum and
-// dot feel: runs of 128 made them 10-15% slower, runs of 512 a float64 sum
-// about 5%.
-constexpr int64_t kRun = 2048;
-constexpr int kTile = 16;
-// The levels of a Cascade: one per bit of the number of runs in a block.
-constexpr int kLevels = 8;
-static_assert(kBlock / kRun <= int64_t(1) << (kLevels - 1), "a block's runs fit the levels");
-
-template <class Op, class Acc>
-Acc pairwise_total(const Op& op, const Acc* v, int64_t n) {
-  if (n <= 8) {
-    Acc s = v[0];
-    for (int64_t i = 1; i < n; ++i) s = op.combine(s, v[i]);
-    return s;
+// The host's own Host of the engine's loop (gpuvec/reduce.hpp): gpuvec's
+// thread pool, and float32 loops compiled for AVX2 where the CPU has it (a
+// float32 sum: 15% faster).
+struct OwnHost {
+  template <class F>
+  void for_each(int64_t count, bool parallel, F&& f) const {
+    host::for_each(count, parallel, f);
   }
-  const int64_t half = n / 2;
-  return op.combine(pairwise_total(op, v, half), pairwise_total(op, v + half, n - half));
-}
-
-// Combines the states of consecutive runs of `width` rows pairwise as they
-// arrive, like a binary counter: once 2^k runs have come, level k holds their
-// total. The rows share the counter. `levels` holds kLevels * width states.
-template <class Op, class Acc>
-class Cascade {
- public:
-  Cascade(Acc* levels, int64_t width) : level_(levels), width_(width) {}
-  // Pushes the next run's states, one per row.
-  void push(const Op& op, Acc* a) {
-    int k = 0;
-    for (int64_t c = count_++; c & 1; c >>= 1, ++k) {
-      const Acc* level = level_ + k * width_;
-      for (int64_t i = 0; i < width_; ++i) a[i] = op.combine(level[i], a[i]);
-    }
-    Acc* level = level_ + k * width_;
-    for (int64_t i = 0; i < width_; ++i) level[i] = a[i];
+  template <class T, class F>
+  static auto vectorized(const F& f) {
+    return with_avx2<T>(f);
   }
-  // The total of every run pushed, or the identity for none.
-  void total(const Op& op, Acc* t) const {
-    for (int64_t i = 0; i < width_; ++i) t[i] = op.identity();
-    bool empty = true;
-    for (int k = 0; k < kLevels; ++k) {
-      if ((count_ >> k) & 1) {
-        const Acc* level = level_ + k * width_;
-        for (int64_t i = 0; i < width_; ++i) t[i] = empty ? level[i] : op.combine(level[i], t[i]);
-        empty = false;
-      }
-    }
-  }
-
- private:
-  Acc* level_;
-  int64_t width_;
-  int64_t count_ = 0;
 };
-
-// The sums, whose state is one double: a run folded into one state is a
-// chain of dependent adds, each waiting for the last (about 4 cycles), so
-// run_state folds it into kLanes interleaved states instead, which the
-// compiler keeps in vector registers, and adds them in a fixed order.
-template <class Op>
-constexpr bool kLaned = std::is_same_v<Op, r::Sum> || std::is_same_v<Op, r::NanSum> ||
-                        std::is_same_v<Op, r::AbsSum> || std::is_same_v<Op, r::Mean>;
-constexpr int kLanes = 8;
-
-// Element k of a run of each input r at offset(r) from p[r]: x's element, or
-// for dot the product of x's and y's (ops::DotTerm, in double: a term of Sum).
-template <int R, class T, class Offset>
-auto element(const T* const (&p)[R], Offset offset) {
-  if constexpr (R == 1) {
-    return p[0][offset(0)];
-  } else {
-    static_assert(R == 2, "one input, or dot's two");
-    return ops::DotTerm{}(p[0][offset(0)], p[1][offset(1)]);
-  }
-}
-
-// The state of elements first, ..., first + len - 1 of a row, whose element
-// first + k is at(k): in index order, or in kLanes interleaved lanes for the
-// sums; Variance takes the run at once (Variance::run: two passes over it
-// while it is in cache). With AVX2 where the CPU has it (a float32 sum: 15%
-// faster).
-template <class T, class Op, class At>
-typename Op::Acc run_state(const Op& op, int64_t first, int len, At at) {
-  return with_avx2<T>([&]() GPUVEC_INLINE {
-    if constexpr (std::is_same_v<Op, r::Variance>) {
-      decltype(at(0)) values[kRun];
-      for (int k = 0; k < len; ++k) values[k] = at(k);
-      return op.run(values, len);
-    } else if constexpr (kLaned<Op>) {
-      typename Op::Acc lane[kLanes];
-      for (int l = 0; l < kLanes; ++l) lane[l] = op.identity();
-      int k = 0;
-      for (; k + kLanes <= len; k += kLanes) {
-        for (int l = 0; l < kLanes; ++l) {
-          lane[l] = op.combine(lane[l], op.term(at(k + l), first + k + l));
-        }
-      }
-      for (; k < len; ++k) lane[0] = op.combine(lane[0], op.term(at(k), first + k));
-      return op.combine(op.combine(op.combine(lane[0], lane[1]), op.combine(lane[2], lane[3])),
-                        op.combine(op.combine(lane[4], lane[5]), op.combine(lane[6], lane[7])));
-    } else {
-      typename Op::Acc acc = op.identity();
-      for (int k = 0; k < len; ++k) acc = op.combine(acc, op.term(at(k), first + k));
-      return acc;
-    }
-  });
-}
-
-// Where rows of more than one block leave their block states, and how they
-// become the output. On this thread alone: there are a hundredth as many
-// states as elements or fewer, and a second parallel loop would be a second
-// wait for a worker whose core another program holds.
-template <class Op, int N, class Out>
-void finish_rows(const Layout<N>& rows, const Op& op, int64_t n, int64_t blocks,
-                 const std::vector<typename Op::Acc>& partial, Out* out) {
-  for (int64_t row_index = 0; row_index < rows.size; ++row_index) {
-    int64_t off[N];
-    rows.offsets(row_index, off);
-    out[off[0]] =
-        op.template finish<Out>(pairwise_total(op, &partial[row_index * blocks], blocks), n);
-  }
-}
-
-// Any layout: tiles of up to kTile rows; each run is taken row after row.
-// `rows` walks out and the row starts of the R inputs in[r], `row` the
-// elements of a row of each.
-template <class Op, class T, int R, class Out>
-void run_tiles(const Layout<R + 1>& rows, const Layout<R>& row, const Op& op,
-               const T* const (&in)[R], Out* out) {
-  using Acc = typename Op::Acc;
-  const int64_t m = rows.size, n = row.size;
-  const int64_t tiles = (m + kTile - 1) / kTile;
-  const int64_t blocks = n > kBlock ? (n + kBlock - 1) / kBlock : 1;
-  const bool parallel = m * n > kParallelThreshold;
-  // Rows of more than one block keep their block states here until the end.
-  std::vector<Acc> partial(blocks > 1 ? m * blocks : 0);
-  for_each(tiles * blocks, parallel, [&](int64_t item, int) {
-    const int64_t tile = item / blocks, blk = item % blocks;
-    const int64_t r0 = tile * kTile;
-    const int count = static_cast<int>(m - r0 < kTile ? m - r0 : kTile);
-    const int64_t begin = blk * kBlock;
-    const int64_t end = begin + kBlock < n ? begin + kBlock : n;
-    const T* base[kTile][R];
-    int64_t out_off[kTile];
-    Acc acc[kTile], levels[kLevels * kTile];
-    Cascade<Op, Acc> runs(levels, count);
-    for (int i = 0; i < count; ++i) {
-      int64_t off[R + 1];
-      rows.offsets(r0 + i, off);
-      for (int r = 0; r < R; ++r) base[i][r] = in[r] + off[r + 1];
-      out_off[i] = off[0];
-    }
-    // The run's element offsets, where the row has several dimensions.
-    int64_t offsets[kRun][R];
-    int64_t stride[R];  // where it has one (0 for none)
-    bool unit = true;
-    for (int r = 0; r < R; ++r) {
-      stride[r] = row.ndim == 1 ? row.strides[r][0] : 0;
-      unit = unit && stride[r] == 1;
-    }
-    for (int64_t first = begin; first < end; first += kRun) {
-      const int len = static_cast<int>(first + kRun < end ? kRun : end - first);
-      if (row.ndim > 1) {
-        int k = 0;
-        walk(row, first, first + len, [&](const int64_t(&off)[R]) {
-          for (int r = 0; r < R; ++r) offsets[k][r] = off[r];
-          ++k;
-        });
-      }
-      for (int i = 0; i < count; ++i) {
-        const T* const(&p)[R] = base[i];
-        if (row.ndim > 1) {
-          acc[i] = run_state<T>(op, first, len, [&](int k) {
-            return element(p, [&](int r) { return offsets[k][r]; });
-          });
-        } else if (unit) {
-          acc[i] = run_state<T>(op, first, len,
-                                [&](int k) { return element(p, [&](int) { return first + k; }); });
-        } else {
-          acc[i] = run_state<T>(op, first, len, [&](int k) {
-            return element(p, [&](int r) { return (first + k) * stride[r]; });
-          });
-        }
-      }
-      runs.push(op, acc);
-    }
-    runs.total(op, acc);
-    for (int i = 0; i < count; ++i) {
-      if (blocks == 1) {
-        out[out_off[i]] = op.template finish<Out>(acc[i], n);
-      } else {
-        partial[(r0 + i) * blocks + blk] = acc[i];
-      }
-    }
-  });
-  if (blocks > 1) finish_rows(rows, op, n, blocks, partial, out);
-}
 
 // Rows of the matrix that column_run folds into the states at once: a
 // state is loaded and stored once per kColumnRows rows, not once per row.
@@ -531,7 +347,7 @@ void run(const Layout<2>& rows, const Layout<1>& row, const Op& op, const T* x, 
   if (rows.ndim == 1 && rows.strides[1][0] == 1 && row.ndim == 1) {
     return run_columns(rows, row, op, x, out);
   }
-  run_tiles(rows, row, op, {x}, out);
+  reduce_tiles_on_host(OwnHost{}, ReduceLayout<1>{rows, row}, op, out, x);
 }
 
 }  // namespace
@@ -552,7 +368,14 @@ void reduce(gpuvec_reduce_op op, const Layout<2>& rows, const Layout<1>& row, co
 template <class T>
 void dot(const Layout<2>& layout, const T* x, const T* y, T* result, int, gpuvec_stream) {
   // One row (a layout of no dimensions: every offset 0) of x * y, summed.
-  run_tiles(Layout<3>{}, layout, r::Sum{}, {x, y}, result);
+  reduce_tiles_on_host(OwnHost{}, ReduceLayout<2>{Layout<3>{}, layout}, r::Dot{}, result, x, y);
+}
+
+void run_map_reduce(void* entry, const void* layout, void* out, const void* const* in) {
+  const HostReduceCall call{layout, out, in, run_items};
+  if (reinterpret_cast<ReduceEntry>(entry)(&call) != 0) {
+    throw Error(GPUVEC_ERROR_OUT_OF_MEMORY, "out of host memory for a reduction's states");
+  }
 }
 
 template void reduce<float>(gpuvec_reduce_op, const Layout<2>&, const Layout<1>&, const float*,

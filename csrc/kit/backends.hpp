@@ -31,7 +31,7 @@ namespace gpuvec {
   /* out = To(x), element by element: conversions, strided copies and fills */                 \
   template <class To, class From>                                                              \
   void cast(const Layout<2>& layout, To* out, Operand<From> x, gpuvec_stream stream);          \
-  /* the sum of x * y over every element */                                                    \
+  /* the sum of x * y over every element: one row of the reduction engine */                   \
   template <class T>                                                                           \
   void dot(const Layout<2>& layout, const T* x, const T* y, T* result, int threads_per_block,  \
            gpuvec_stream stream);                                                              \
@@ -81,12 +81,6 @@ GPUVEC_BACKEND_FUNCTIONS
 
 namespace cuda {
 GPUVEC_BACKEND_FUNCTIONS
-
-// The sum of every element of x, in one pass. (The host backend sums a whole
-// array as reduce's one row, with no dimension of x kept.)
-template <class T>
-void sum(const Layout<1>& layout, const T* x, T* result, int threads_per_block,
-         gpuvec_stream stream);
 
 // Device memory from the current device's stream-ordered pool, and its
 // return, ordered after the work queued on `stream`; `bytes` is the size it

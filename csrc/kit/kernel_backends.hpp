@@ -13,6 +13,7 @@
 
 #include "gpuvec/kernels.h"
 #include "gpuvec/map.hpp"
+#include "gpuvec/reduce.hpp"
 
 namespace gpuvec {
 
@@ -34,6 +35,11 @@ void launch_kernel(void* entry, int flags, const gpuvec_kernel_config& config,
 // over the `size` elements of *layout, in pieces on the pool where the work
 // is large enough; in[k] points at input k's Operand.
 void run_map(void* entry, const void* layout, int64_t size, void* out, const void* const* in);
+
+// A compiled ReductionKernel: runs its library's entry (a gpuvec::ReduceEntry)
+// over *layout (a ReduceLayout<number of inputs>) on the pool; in[k] is input
+// k's first element.
+void run_map_reduce(void* entry, const void* layout, void* out, const void* const* in);
 }  // namespace host
 
 namespace cuda {
@@ -53,6 +59,19 @@ void launch_kernel(void* kernel, const gpuvec_kernel_config& config, void** para
 // or its size for map_contiguous, out, and the Operand each in[k] points at.
 void launch_map(void* kernel, const MapPlan& plan, const void* layout, int64_t size, void* out,
                 const void* const* in, int n_inputs, int threads_per_block, gpuvec_stream stream);
+
+// What a reduction's launch plan needs (gpuvec/reduce.hpp's plan_reduce):
+// the threads of a block for threads_per_block (0: the default), and the
+// current device's facts.
+int reduce_threads(int threads_per_block);
+ReduceDevice reduce_device();
+
+// A compiled ReductionKernel: runs `plan` on `stream`, kernels[k] being the
+// instance of ReduceKernel k, with its parameters: the layout (a
+// ReduceLayout<n_inputs>) or n, the row's size, for reduce_contiguous; out;
+// and each input's first element in[k].
+void launch_map_reduce(void* const* kernels, const ReducePlan& plan, const void* layout, int64_t n,
+                       void* out, const void* const* in, int n_inputs, gpuvec_stream stream);
 
 // NVRTC, loaded from `path` on first use (nvrtc.cpp).
 struct NvrtcProgram {

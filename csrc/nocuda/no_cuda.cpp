@@ -28,10 +28,6 @@ void cast(const Layout<2>&, To*, Operand<From>, gpuvec_stream) {
   not_built();
 }
 template <class T>
-void sum(const Layout<1>&, const T*, T*, int, gpuvec_stream) {
-  not_built();
-}
-template <class T>
 void dot(const Layout<2>&, const T*, const T*, T*, int, gpuvec_stream) {
   not_built();
 }
@@ -44,7 +40,6 @@ void reduce(gpuvec_reduce_op, const Layout<2>&, const Layout<1>&, const T*, void
 GPUVEC_INPUT_TYPES(GPUVEC_INSTANTIATE_ELEMENTWISE_ALL)
 
 #define GPUVEC_INSTANTIATE(T)                                                                    \
-  template void sum<T>(const Layout<1>&, const T*, T*, int, gpuvec_stream);                      \
   template void dot<T>(const Layout<2>&, const T*, const T*, T*, int, gpuvec_stream);            \
   template void reduce<T>(gpuvec_reduce_op, const Layout<2>&, const Layout<1>&, const T*, void*, \
                           double, int, gpuvec_stream);
@@ -78,6 +73,12 @@ void kernel_attributes(void*, gpuvec_kernel_attributes*) { not_built(); }
 void launch_kernel(void*, const gpuvec_kernel_config&, void**, gpuvec_stream) { not_built(); }
 void launch_map(void*, const MapPlan&, const void*, int64_t, void*, const void* const*, int, int,
                 gpuvec_stream) {
+  not_built();
+}
+int reduce_threads(int) { not_built(); }
+ReduceDevice reduce_device() { not_built(); }
+void launch_map_reduce(void* const*, const ReducePlan&, const void*, int64_t, void*,
+                       const void* const*, int, gpuvec_stream) {
   not_built();
 }
 void nvrtc_version(const char*, int*, int*) { not_built(); }

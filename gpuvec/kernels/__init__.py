@@ -5,11 +5,20 @@
   ``mod.doublify``).
 - :class:`RawKernel` is one kernel from its source.
 - :class:`ElementwiseKernel` is an elementwise operation in CuPy's spec
-  language, compiled from gpuvec's own elementwise kernels.
+  language, compiled from gpuvec's own elementwise kernels, and
+  :class:`ReductionKernel` a reduction, compiled from its reduction engine.
 - :func:`kernel_cache` is the on-disk cache of compiled kernels.
 """
 
 from gpuvec.kernels._elementwise import ElementwiseKernel
 from gpuvec.kernels._module import Kernel, RawKernel, SourceModule, kernel_cache
+from gpuvec.kernels._reduction import ReductionKernel
 
-__all__ = ["ElementwiseKernel", "Kernel", "RawKernel", "SourceModule", "kernel_cache"]
+__all__ = [
+    "ElementwiseKernel",
+    "Kernel",
+    "RawKernel",
+    "ReductionKernel",
+    "SourceModule",
+    "kernel_cache",
+]

@@ -51,6 +51,7 @@ from gpuvec.kernels._lexer import (
 )
 
 __all__ = [
+    "NAMED_DTYPES",
     "KernelSignature",
     "Parameter",
     "TemplateParameter",
@@ -73,7 +74,7 @@ _ATTRIBUTES = frozenset(
 _SPECIFIERS = frozenset({"static", "inline", "__inline__", "__forceinline__", "__noinline__"})
 
 # C type names with a fixed NumPy dtype. Linux is LP64: `long` is 64 bits.
-_NAMED_DTYPES = {
+NAMED_DTYPES = {
     "float": "float32",
     "double": "float64",
     "bool": "bool",
@@ -540,8 +541,8 @@ def _dtype(base: list[str], stars: int) -> np.dtype | None:
         base = base[2:]  # std::int32_t
     if base and base[0] == "::":
         base = base[1:]
-    if len(base) == 1 and base[0] in _NAMED_DTYPES:
-        return np.dtype(_NAMED_DTYPES[base[0]])
+    if len(base) == 1 and base[0] in NAMED_DTYPES:
+        return np.dtype(NAMED_DTYPES[base[0]])
     if len(base) == 1 and stars and base[0] in _POINTEE_ONLY_DTYPES:
         return np.dtype(_POINTEE_ONLY_DTYPES[base[0]])
     if not base or not set(base) <= _INTEGER_WORDS:
@@ -624,7 +625,7 @@ def _with_declared_defaults(
 
 def _is_type_name(text: str) -> bool:
     """Whether `text` is a built-in C type's name (``"unsigned int"``, ``"float"``)."""
-    known = _TYPE_WORDS | _NAMED_DTYPES.keys() | _POINTEE_ONLY_DTYPES.keys()
+    known = _TYPE_WORDS | NAMED_DTYPES.keys() | _POINTEE_ONLY_DTYPES.keys()
     return all(word in known for word in text.replace("*", " ").split())
 
 

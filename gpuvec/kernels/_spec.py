@@ -1,4 +1,4 @@
-"""CuPy's parameter lists of an ElementwiseKernel: ``"float32 a, T b"``.
+"""CuPy's parameter lists of an ElementwiseKernel or ReductionKernel: ``"float32 a, T b"``.
 
 Each parameter is ``type name``. The type is a NumPy dtype's name, spelled
 as NumPy names it (``float32``, ``float64``, ``bool``), or a type placeholder
@@ -21,15 +21,16 @@ from dataclasses import dataclass
 import numpy as np
 
 from gpuvec._dtypes import ARRAY_DTYPES
+from gpuvec.kernels._signature import NAMED_DTYPES
 
 __all__ = ["C_TYPES", "Parameter", "parse_parameters"]
 
-# The C++ type of each dtype a parameter may have.
-C_TYPES = {
-    np.dtype(np.float32): "float",
-    np.dtype(np.float64): "double",
-    np.dtype(np.bool_): "bool",
-}
+# The C++ type of each dtype: the first C name that the kernel signatures'
+# table gives it (float32: float, int64: int64_t). Parameters take float32,
+# float64 and bool; a ReductionKernel's reduce_type any of them.
+C_TYPES: dict[np.dtype, str] = {}
+for _c_name, _dtype_name in NAMED_DTYPES.items():
+    C_TYPES.setdefault(np.dtype(_dtype_name), _c_name)
 
 # Names the generated code uses, which a parameter must not take.
 _RESERVED_PREFIX = "gpuvec_"
@@ -84,8 +85,8 @@ def parse_parameters(spec: str, what: str) -> tuple[Parameter, ...]:
             continue  # no parameters at all
         if words and words[0] == "raw":
             raise NotImplementedError(
-                f"{what}: {item.strip()!r} is a raw parameter, which gpuvec's ElementwiseKernel "
-                f"does not support yet; index the array with a RawKernel instead"
+                f"{what}: {item.strip()!r} is a raw parameter, which gpuvec's kernels do not "
+                f"support yet; index the array with a RawKernel instead"
             )
         if len(words) != 2:
             raise ValueError(

@@ -151,6 +151,43 @@ typedef struct gpuvec_map_kernel {
 gpuvec_status gpuvec_map(const gpuvec_map_kernel* kernel, const gpuvec_array* out,
                          const gpuvec_array* inputs, int n_inputs, const gpuvec_launch* launch);
 
+/* Reductions compiled from gpuvec's own reduction engine (gpuvec/reduce.hpp)
+ * for one signature: a user's ReductionKernel, whose map, reduce and post-map
+ * expressions are a policy (term, combine, finish) the engine instantiates.
+ * gpuvec_map_reduce runs one as gpuvec_reduce runs gpuvec's own reductions,
+ * with the same launch plan: it broadcasts nothing (every input has the same
+ * shape, with stride 0 where it repeats) but takes any strides, scalars, an
+ * out that overlaps an input, and, on the CUDA backend, host arrays (copied
+ * to the device and the result back, before the call returns).
+ *
+ * kernels[k] is the kernel of gpuvec::ReduceKernel k, from the module the
+ * source was compiled into: on the CUDA backend the seven instances
+ * reduce_contiguous<V>, reduce_contiguous<1>, reduce_groups, reduce_tiles,
+ * reduce_columns, reduce_blocks and reduce_partials; on the host backend
+ * kernels[0] alone, the library's GPUVEC_REDUCE_ENTRY. state_size is the
+ * size of the policy's state (Acc) in bytes, a multiple of 8. */
+#define GPUVEC_REDUCE_KERNELS 7
+
+typedef struct gpuvec_map_reduce_kernel {
+  gpuvec_kernel kernels[GPUVEC_REDUCE_KERNELS];
+  int n_inputs; /* 1 to GPUVEC_MAX_MAP_INPUTS */
+  gpuvec_dtype out_dtype;
+  gpuvec_dtype in_dtypes[GPUVEC_MAX_MAP_INPUTS];
+  int64_t state_size;
+  int has_identity; /* 0: a row of no elements has no value (an error) */
+} gpuvec_map_reduce_kernel;
+
+/* out = the kernel's reduction of the inputs over their last reduced_ndim
+ * dimensions. Every input has the same ndim and shape and the dtype the
+ * kernel takes for it (a scalar's value is a double, converted to that
+ * dtype); out has the shape of their first ndim - reduced_ndim dimensions.
+ * On the host backend every array is host memory; on the CUDA backend the
+ * arrays are all device memory, or all host memory. The launch is
+ * asynchronous on launch->stream for device memory. */
+gpuvec_status gpuvec_map_reduce(const gpuvec_map_reduce_kernel* kernel, const gpuvec_array* out,
+                                const gpuvec_array* inputs, int n_inputs, int reduced_ndim,
+                                const gpuvec_launch* launch);
+
 /* NVRTC's output: an image to load, the compile log, and the lowered name of
  * each name expression. Owned by gpuvec: free it with gpuvec_nvrtc_output_free. */
 typedef struct gpuvec_nvrtc_output {

@@ -47,21 +47,6 @@ namespace gpuvec {
 // per SM by 3-6% from 2^24 elements up, and matched them below.
 constexpr int kUnroll = 2;
 
-// The elements in a pack: the widest operand moves 16 bytes at a time (a
-// bool result of float inputs is stored 4 bytes at a time).
-GPUVEC_HD constexpr int pack_width(size_t largest_itemsize) {
-  return largest_itemsize >= 16 ? 1 : static_cast<int>(16 / largest_itemsize);
-}
-template <class... T>
-GPUVEC_HD constexpr size_t largest_size() {
-  size_t largest = 1;
-  ((largest = sizeof(T) > largest ? sizeof(T) : largest), ...);
-  return largest;
-}
-// The pack width of a kernel over operands of these types.
-template <class... T>
-constexpr int kPackWidth = pack_width(largest_size<T...>());
-
 // --- the CUDA kernels ---------------------------------------------------------------------------
 #if defined(__CUDACC__)
 

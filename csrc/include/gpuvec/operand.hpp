@@ -15,6 +15,21 @@ struct alignas(sizeof(T) * V) Pack {
   T v[V];
 };
 
+// The elements in a pack: the widest operand moves 16 bytes at a time (a
+// bool result of float inputs is stored 4 bytes at a time).
+GPUVEC_HD constexpr int pack_width(size_t largest_itemsize) {
+  return largest_itemsize >= 16 ? 1 : static_cast<int>(16 / largest_itemsize);
+}
+template <class... T>
+GPUVEC_HD constexpr size_t largest_size() {
+  size_t largest = 1;
+  ((largest = sizeof(T) > largest ? sizeof(T) : largest), ...);
+  return largest;
+}
+// The pack width of a kernel over operands of these types.
+template <class... T>
+constexpr int kPackWidth = pack_width(largest_size<T...>());
+
 // Passed by value, as a kernel parameter. p is null for a scalar: the test is
 // the same for every element of a launch, so no warp diverges on it and the
 // host compiler can hoist it out of (unswitch) a contiguous loop. A scalar

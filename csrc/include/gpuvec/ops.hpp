@@ -218,24 +218,6 @@ struct Axpby {
   };
 };
 
-// Reductions accumulate in double whatever the input type: the extra precision
-// costs nothing in a memory-bound loop and keeps float32 sums accurate.
-using Accumulator = double;
-
-// The term each element contributes to a sum.
-struct SumTerm {
-  template <class T>
-  GPUVEC_HD Accumulator operator()(T x) const {
-    return Accumulator(x);
-  }
-};
-struct DotTerm {
-  template <class T>
-  GPUVEC_HD Accumulator operator()(T x, T y) const {
-    return Accumulator(x) * Accumulator(y);
-  }
-};
-
 }  // namespace gpuvec::ops
 
 #endif  // GPUVEC_OPS_HPP

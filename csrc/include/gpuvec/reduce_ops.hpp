@@ -1,18 +1,13 @@
-// The row reductions of gpuvec_reduce (gpuvec/gpuvec.h), shared by the CUDA
-// and host backends; gpuvec/op_table.h names each op's policy.
+// The reductions of gpuvec_reduce (gpuvec/gpuvec.h), shared by the CUDA and
+// host backends; gpuvec/op_table.h names each op's policy.
 //
-// Each is a small policy that both backends drive in the same way:
-//   Acc               the running state of a run of elements: a plain struct
-//                     of doubles (and int64s), which a warp shuffle can move;
-//   identity()        the state of no elements;
-//   term(x, j)        the state of the element x at index j of its row;
-//   combine(a, b)     the state of two runs together. Backends combine runs in
-//                     a fixed tree whose shape is theirs, so combine must give
-//                     the same answer whichever run comes first (ArgMin breaks
-//                     ties by the index, not by the order);
-//   finish<Out>(a, n) the output of a row of n elements.
-// Backends fold elements loaded together into a state with add_values (at the
-// end of this file), which lets Variance take them as one run.
+// Each is a policy of gpuvec's reduction engine (gpuvec/reduce.hpp, which
+// says what a policy is): Acc, identity(), term(x, j) (dot's term(x, y, j)),
+// combine(a, b) and finish<Out>(a, n). The engine combines runs in a fixed
+// tree whose shape is its own, so combine must give the same answer
+// whichever run comes first (ArgMin breaks ties by the index, not by the
+// order). kLanes marks the sums, which the host loop keeps in interleaved
+// lanes; kFoldsRuns Variance, which takes values loaded together as one run.
 #ifndef GPUVEC_REDUCE_OPS_HPP
 #define GPUVEC_REDUCE_OPS_HPP
 
@@ -28,6 +23,7 @@ namespace gpuvec::ops::reduce {
 // costs nothing in a memory-bound loop and keeps float32 sums accurate.
 struct Sum {
   using Acc = double;
+  static constexpr bool kLanes = true;
   GPUVEC_HD Acc identity() const { return 0; }
   template <class T>
   GPUVEC_HD Acc term(T x, int64_t) const {
@@ -83,6 +79,7 @@ struct NanMean {
 };
 
 struct Prod : Sum {
+  static constexpr bool kLanes = false;
   GPUVEC_HD Acc identity() const { return 1; }
   GPUVEC_HD Acc combine(Acc a, Acc b) const { return a * b; }
 };
@@ -90,10 +87,12 @@ struct Prod : Sum {
 // Min and Max return NaN when any element is NaN, as NumPy does. The state is
 // the element itself (as a double, which holds float32 and float64 exactly).
 struct Min : Sum {
+  static constexpr bool kLanes = false;
   GPUVEC_HD Acc identity() const { return INFINITY; }
   GPUVEC_HD Acc combine(Acc a, Acc b) const { return (a < b || a != a) ? a : b; }
 };
 struct Max : Sum {
+  static constexpr bool kLanes = false;
   GPUVEC_HD Acc identity() const { return -INFINITY; }
   GPUVEC_HD Acc combine(Acc a, Acc b) const { return (a > b || a != a) ? a : b; }
 };
@@ -199,6 +198,7 @@ struct Variance {
     double mean_lo;
     double m2;
   };
+  static constexpr bool kFoldsRuns = true;  // run(): the engine's add_values
   double ddof;
   bool root;  // std: the square root of the variance
 
@@ -322,12 +322,20 @@ struct All : CountNonzero {
 template <class Policy>
 constexpr bool kCountsNonzero = std::is_base_of_v<CountNonzero, Policy>;
 
-// The op table's names for ops that have no policy of their own: var and std
-// are Deviations, made with ddof by the dispatch (csrc/kit/dispatch.hpp); dot,
-// of two inputs, is the backends' single-pass dot, never a row reduction.
+// The dot product: the sum of x * y, each product in double. A reduction of
+// two inputs, which the boundary sends to the backends' dot (one row of every
+// element), never through the dispatch of the one-input rows.
+struct Dot : Sum {
+  template <class T>
+  GPUVEC_HD Acc term(T x, T y, int64_t) const {
+    return static_cast<Acc>(x) * static_cast<Acc>(y);
+  }
+};
+
+// The op table's names for var and std, which have no policy of their own:
+// they are Deviations, made with ddof by the dispatch (csrc/kit/dispatch.hpp).
 struct Var {};
 struct Std {};
-struct Dot {};
 
 // How dispatch.hpp asks for var and std. `means` is a leftover of the old
 // two-pass scheme (a first pass wrote the row means there) and is not read:
@@ -338,20 +346,6 @@ struct Deviations {
   bool root;
   GPUVEC_HD Variance variance() const { return {ddof, root}; }
 };
-
-// acc with the K values v, elements j, j + step, ... of a row, folded in:
-// for most ops term by term in index order, exactly as one at a time; for
-// Variance as one run (Variance::run).
-template <int K, class Op, class T>
-GPUVEC_HD typename Op::Acc add_values(const Op& op, typename Op::Acc acc, const T (&v)[K],
-                                      int64_t j, int64_t step) {
-  if constexpr (std::is_same_v<Op, Variance>) {
-    return op.combine(acc, op.run(v, K));
-  } else {
-    for (int k = 0; k < K; ++k) acc = op.combine(acc, op.term(v[k], j + k * step));
-    return acc;
-  }
-}
 
 }  // namespace gpuvec::ops::reduce
 

@@ -7,6 +7,8 @@
 #ifndef GPUVEC_STATUS_H
 #define GPUVEC_STATUS_H
 
+#include "gpuvec/limits.h" /* GPUVEC_MAX_THREADS_PER_BLOCK */
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -25,7 +27,6 @@ typedef enum gpuvec_status {
 /* CUDA's code for a launch with an invalid configuration (cudaErrorInvalidConfiguration).
  * The host backend reports the same code so that both backends fail alike. */
 #define GPUVEC_CUDA_ERROR_INVALID_CONFIGURATION 9
-#define GPUVEC_MAX_THREADS_PER_BLOCK 1024
 
 /* Details of the last failure on the calling thread. The strings stay valid
  * until the next failing gpuvec call on the same thread. */
