@@ -20,7 +20,16 @@ typedef long long int64_t;
 typedef unsigned long long uint64_t;
 typedef unsigned long long uintptr_t;
 typedef decltype(sizeof(0)) size_t;
+// <math.h>'s INFINITY and NAN, which users' kernels write as in C (a
+// ReductionKernel's identity "-INFINITY"); NVRTC has no <math.h> to give them.
+#ifndef INFINITY
+#define INFINITY __int_as_float(0x7f800000)
+#endif
+#ifndef NAN
+#define NAN __int_as_float(0x7fc00000)
+#endif
 #else
+#include <math.h>
 #include <stddef.h>
 #include <stdint.h>
 #endif
