@@ -7,9 +7,9 @@ import sys
 import time
 
 import pytest
+from conftest import skip_without_cuda
 
 import gpuvec
-from conftest import skip_without_cuda
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
