@@ -66,7 +66,8 @@ def parse_args(argv=None) -> argparse.Namespace:
     parser.add_argument("--times", type=float, default=4.0, help="data size over the budget")
     parser.add_argument("--size", help="the data size instead (e.g. 32GiB)")
     parser.add_argument(
-        "--chunk", help="bytes per chunk (default: a worker's share of the budget / 16)"
+        "--chunk",
+        help="bytes per chunk (default: a worker's share of the budget / (8 x its threads))",
     )
     parser.add_argument(
         "--workers", type=int, help="gpuvec on a LocalCluster of this many processes"
@@ -315,7 +316,7 @@ def main(argv=None) -> int:
     # Each worker on a GPU has its share of the budget, and a chunk's statistics
     # take a few chunks' worth of temporaries in each of its threads.
     share = budget // (args.workers or 1)
-    chunk_rows = max(1, parse_bytes(args.chunk or str(share // 16)) // row_bytes)
+    chunk_rows = max(1, parse_bytes(args.chunk or str(share // (8 * args.threads))) // row_bytes)
     folder = Path(args.dir or tempfile.gettempdir()) / "gpuvec-out-of-core"
     folder.mkdir(parents=True, exist_ok=True)
     source, target = folder / "x.npy", folder / "y.npy"

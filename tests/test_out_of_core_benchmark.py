@@ -16,7 +16,7 @@ def test_out_of_core_benchmark_runs(tmp_path, workers):
     if workers:
         pytest.importorskip("distributed", reason="--workers needs distributed")
     command = [sys.executable, "-W", "ignore", str(SCRIPT), "--budget", "4MiB", "--times", "4"]
-    command += ["--dir", str(tmp_path), *workers]  # chunks of a worker's budget / 16
+    command += ["--dir", str(tmp_path), *workers]  # chunks of a worker's budget / 16 (2 threads)
     run = subprocess.run(command, capture_output=True, text=True, timeout=300)
     assert run.returncode == 0, run.stdout + run.stderr
     assert "4.0x the device-memory budget" in run.stdout

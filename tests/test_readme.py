@@ -67,6 +67,9 @@ def test_readme_examples_run(backend):
     assert namespace["n"] == np.count_nonzero(d > 0.5)
     np.testing.assert_array_equal(namespace["kept"].to_host(), d[(d > 0.5) & ~np.isnan(d)])
     np.testing.assert_array_equal(namespace["r"].to_host(), np.where(d < 0.1, 0.0, d))
+    u, v = namespace["u"].to_host(), namespace["v"].to_host()
+    np.testing.assert_array_equal(namespace["y"].to_host(), 2.5 * u * v + u - 0.5)
+    np.testing.assert_allclose(float(namespace["total"]), np.sum(u * u), rtol=1e-12)
 
 
 def test_readme_interop_examples_run(backend):
