@@ -2,7 +2,7 @@
 
 Hypothesis draws a tree of gpuvec ops (operators, elementwise functions,
 comparisons feeding where, numbers of each kind, sometimes a reduction at
-the end) over 1 to 3 arguments of random dtypes, with shapes that broadcast
+the end or a max along rows that feeds back into them, a row kernel) over 1 to 3 arguments of random dtypes, with shapes that broadcast
 together and views with random steps. The tree is written as the source of
 a Python function, which is fused and also run op by op on DeviceArrays.
 On the host backend both run the same functors through the same math
@@ -88,9 +88,17 @@ def cases(draw):
     # Numbers only would be Python's arithmetic: make sure an argument is used.
     body, exact = draw(trees(names))
     body = f"({body}) + {names[0]}"
-    if args[0].ndim and draw(st.integers(0, 3)) == 0:
+    ending = draw(st.integers(0, 3)) if args[0].ndim else 3
+    if ending == 0:
         body = f"gpuvec.sum({body}, axis=-1)"
-    source = f"def f({', '.join(names)}):\n    return {body}\n"
+    elif ending == 1:  # a reduction that feeds back into its rows: a row kernel (max: exact)
+        body = f"t - gpuvec.max(t, axis=-1, keepdims=True)\n    t = {body}"
+    lines = body.split("\n    ")[::-1]  # the assignment first, where there is one
+    source = (
+        f"def f({', '.join(names)}):\n    "
+        + "\n    ".join(lines[:-1] + ["return " + lines[-1]])
+        + "\n"
+    )
     return source, args, exact
 
 

@@ -487,3 +487,21 @@ def test_threads_launching_one_kernel_keep_their_own_arguments(backend, rng):
     with concurrent.futures.ThreadPoolExecutor(4) as pool:
         for future in [pool.submit(work, x) for x in inputs]:
             future.result()
+
+
+def test_a_kernel_may_include_gpuvecs_headers(backend, rng):
+    # One source for both compilers: gpuvec's headers are on NVRTC's include
+    # path as on the host compiler's, so a kernel may call the ops' functors.
+    kernel = gpuvec.RawKernel(
+        """
+        #include <gpuvec/ops.hpp>
+        extern "C" __global__ void exp_all(const double* x, double* y, int n) {
+            int i = blockIdx.x * blockDim.x + threadIdx.x;
+            if (i < n) y[i] = gpuvec::ops::Exp{}(x[i]);
+        }""",
+        "exp_all",
+    )
+    x = rng.standard_normal(1001)
+    y = np.full_like(x, np.nan)  # poisoned: every element must be written
+    kernel(x, y, np.int32(x.size), grid=(x.size + 127) // 128, block=128)
+    np.testing.assert_allclose(y, np.exp(x), rtol=4 * np.finfo(np.float64).eps)

@@ -496,6 +496,12 @@ AXPB = "2.5*a*b + a - 0.5"
 # The same chain written as one CuPy ElementwiseKernel, by hand.
 _AXPB_KERNEL = "'float32 a, float32 b', 'float32 c', 'c = 2.5f * a * b + a - 0.5f', 'axpb'"
 SOFTMAX = "e = xp.exp(x - xp.max(x, axis=1, keepdims=True)); e / xp.sum(e, axis=1, keepdims=True)"
+# The same softmax as a function (gpuvec.fuse takes one).
+_SOFTMAX_DEF = (
+    "def f(x):\n"
+    "    e = xp.exp(x - xp.max(x, axis=1, keepdims=True))\n"
+    "    return e / xp.sum(e, axis=1, keepdims=True)\n"
+)
 _STREAMS = {
     "gpuvec": "gv.Stream()",
     "cupy": "cp.cuda.Stream()",
@@ -607,6 +613,22 @@ WORKLOADS: tuple[Workload, ...] = (
         libraries=("gpuvec", "torch"),
         requires=("torch",),
         note="gpuvec's ops against PyTorch's fused torch.softmax",
+    ),
+    Workload(
+        "softmax_rows_fused",
+        "bandwidth",
+        {"*": "f(x)", "torch": "torch.softmax(x, dim=1)"},
+        ((8192, 1024),),
+        ("float32",),
+        quick_shapes=((64, 256),),
+        setup={"gpuvec": _SOFTMAX_DEF + "f = gv.fuse(f)", "*": _SOFTMAX_DEF},
+        inputs="x",
+        args="f x",
+        reference=SOFTMAX,
+        traffic=_moves(2),
+        ulps=16,
+        baseline="softmax_rows",
+        note="gpuvec.fuse: one row kernel; PyTorch: its fused torch.softmax; CuPy, NumPy: eager",
     ),
     Workload(
         "colstats",
@@ -780,7 +802,9 @@ def workload_calls(name: str, alias: str, namespace: dict) -> tuple[dict, dict, 
         context = w.context.get(name)
         how[w.op] = (f"with {context}: " if context else "") + code
         if setup[w.op]:
-            how[w.op] += f"  [once: {setup[w.op]}]"
+            # one line in a table: a function's lines as Python's ';' and indentation cannot
+            once = " / ".join(line.strip() for line in setup[w.op].splitlines() if line.strip())
+            how[w.op] += f"  [once: {once}]"
     return ops, how, setup
 
 

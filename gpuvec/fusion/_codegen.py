@@ -31,7 +31,7 @@ from gpuvec.fusion._graph import Node
 from gpuvec.fusion._ops import BOOL, OPS
 from gpuvec.kernels._spec import C_TYPES
 
-__all__ = ["PREAMBLE", "inlined", "is_literal", "operation", "parameter_names"]
+__all__ = ["PREAMBLE", "expression", "inlined", "is_literal", "operation", "parameter_names"]
 
 # The functors of gpuvec's own ops, which the fused kernels call.
 PREAMBLE = "#include <gpuvec/ops.hpp>"
@@ -101,7 +101,9 @@ def _operand(node: Node, target: np.dtype, names: dict[int, str], ops: set[int])
     return _convert(names[node.id], node.dtype, target)
 
 
-def _expression(node: Node, names: dict[int, str], ops: set[int]) -> str:
+def expression(node: Node, names: dict[int, str], ops: set[int]) -> str:
+    """One op's call of its functor, on its operands as `names` and `ops` say
+    (an op in `ops` is the line's variable vN; see operation)."""
     if node.op == "copy":
         return _operand(node.operands[0], node.dtype, names, ops)
     if node.op == "where":
@@ -131,6 +133,6 @@ def operation(root: Node, names: dict[int, str], out: str) -> str:
     materialized = set(names)
     ops, _ = inlined(root, materialized)
     done = {n.id for n in ops}
-    lines = [f"const {C_TYPES[n.dtype]} v{n.id} = {_expression(n, names, done)};" for n in ops]
+    lines = [f"const {C_TYPES[n.dtype]} v{n.id} = {expression(n, names, done)};" for n in ops]
     lines.append(f"{out} = v{root.id};")
     return "\n".join(lines)

@@ -44,8 +44,9 @@ class Explanation:
         Whether the call runs as the plan (False: as written, op by op).
     reason : str or None
         Why it runs op by op.
-    kernels : list of gpuvec.ElementwiseKernel
-        The plan's kernels, in the order they run.
+    kernels : list of gpuvec.ElementwiseKernel or gpuvec.RawKernel
+        The plan's kernels, in the order they run: for a row kernel, its
+        RawKernel.
     fused_bytes, eager_bytes : int or None
         The bytes read and written by the plan's steps and by the eager ops.
     """
@@ -62,7 +63,13 @@ class Explanation:
         if plan is not None:
             sizes = shapes(plan.graph, arguments)
             self.fused_bytes, self.eager_bytes = _bytes(plan, sizes)
-            self._steps = _steps(plan)
+            call = plan.row_call(arguments)
+            if call is None:
+                self._steps = _steps(plan)
+            else:
+                self.fused_bytes = _row_bytes(plan, sizes)
+                self._steps = [_row_step(plan, call)]
+                self.kernels = [call.kernel]
 
     def __str__(self) -> str:
         lines = [f"fused function {self._header}"]
@@ -103,6 +110,24 @@ def _bytes(plan: Plan, sizes) -> tuple[int, int]:
         if n.kind in ("op", "eager")
     )
     return fused, eager
+
+
+def _row_bytes(plan: Plan, sizes) -> int:
+    """A row kernel's bytes: each argument read once, each result written once."""
+    graph = plan.graph
+    read = sum(_nbytes(sizes[n.id], n.dtype) for n in graph.nodes if n.kind == "arg")
+    return read + sum(_nbytes(sizes[n.id], n.dtype) for n in graph.output_nodes())
+
+
+def _row_step(plan: Plan, call) -> str:
+    rows = plan.rows
+    passes = "; ".join(", ".join(n.op for n in p) for p in rows.passes)
+    source = rows.source_for(call)
+    return (
+        f"row kernel {rows.name}: each of the {call.rows:,} rows of {call.cols:,} elements in "
+        f"{len(rows.passes) + 1} passes over the row while it is in cache ({passes}; then the "
+        f"results)\n" + textwrap.indent(source.rstrip(), " " * 4)
+    )
 
 
 def _op_name(node) -> str:

@@ -8,6 +8,10 @@ materialized op is one fused kernel, which computes every op between it and
 the materialized values it reads, in registers. A kernel reads at most 8
 values; beyond that the largest inner value is materialized too.
 
+Where the function's reductions run along the last axis and feed back into
+it (softmax), the whole function is one row kernel (``_rows.py``) on
+arguments whose layout allows it; the steps below run the others.
+
 A reduction runs as gpuvec's eager reduction, on the materialized value it
 reads. Where that value feeds nothing else, the kernel and the reduction are
 one map-and-reduce step (:attr:`ReduceStep.map`): the place where one
@@ -25,6 +29,7 @@ import numpy as np
 from gpuvec import _core, reductions
 from gpuvec.fusion import _codegen
 from gpuvec.fusion._graph import Graph, Node
+from gpuvec.fusion._rows import RowKernel, row_kernel
 from gpuvec.fusion._tracer import classify
 from gpuvec.kernels import ElementwiseKernel
 
@@ -84,10 +89,17 @@ class ReduceStep:
 class Plan:
     """The steps of a traced function, and how to run them on its arguments."""
 
-    def __init__(self, graph: Graph, steps: list, name: str):
+    def __init__(self, graph: Graph, steps: list, name: str, rows: RowKernel | None = None):
         self.graph = graph
         self.steps = steps
         self.name = name
+        self.rows = rows
+
+    def row_call(self, arguments):
+        """How the row kernel runs on `arguments`, or None where the steps do."""
+        if self.rows is None or _core.backend_of_call(arguments, None) != _core.backend_code():
+            return None
+        return self.rows.layout(arguments)
 
     @property
     def kernels(self) -> list[KernelStep]:
@@ -95,6 +107,9 @@ class Plan:
 
     def run(self, arguments):
         """The function's result on `arguments` (in the order of its parameters)."""
+        call = self.row_call(arguments)
+        if call is not None:
+            return self.rows.run(arguments, call)
         values: dict[int, object] = {}
         for node in self.graph.nodes:
             if node.kind == "arg":
@@ -166,7 +181,7 @@ def make_plan(graph: Graph, name: str) -> Plan:
             alone = source.id in kernels and len(users[source.id]) == 1
             alone = alone and source not in graph.output_nodes()
             steps.append(ReduceStep(node, kernels[source.id] if alone else None))
-    return Plan(graph, steps, name)
+    return Plan(graph, steps, name, row_kernel(graph, name))
 
 
 def reduced_shape(shape: tuple, axis, keepdims: bool) -> tuple:

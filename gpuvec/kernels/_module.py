@@ -88,6 +88,8 @@ class SourceModule:
     options : sequence of str, optional
         Extra compiler options, such as ``("-DBLOCK=256",)``: NVRTC's on a GPU,
         the host compiler's without one (``-D`` and ``-I`` mean the same to both).
+        gpuvec's own headers are on both compilers' include path: a kernel may
+        ``#include <gpuvec/ops.hpp>`` to call the functors of gpuvec's ops.
     name_expressions : sequence of str, optional
         Template instances to compile, such as ``("scale<float>",)``; each is
         then a kernel name.
@@ -198,7 +200,8 @@ class SourceModule:
         image, lowered = compile_nvrtc(
             _source.nvrtc_source(self.source),
             self.name,
-            [*_NVRTC_OPTIONS, *self.options],
+            # gpuvec's headers, as the host compiler has them: one source for both
+            [*_NVRTC_OPTIONS, f"-I{_INCLUDE_DIR}", *self.options],
             expressions,
             self._compile_error,
             key_source=self.source,

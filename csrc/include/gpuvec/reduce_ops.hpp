@@ -11,11 +11,15 @@
 #ifndef GPUVEC_REDUCE_OPS_HPP
 #define GPUVEC_REDUCE_OPS_HPP
 
+#include "gpuvec/ops.hpp"  // and gpuvec/portable.hpp: int64_t, INFINITY under NVRTC too
+
+// NVRTC compiles these policies too, for fused row kernels (gpuvec/rows.hpp),
+// and has no standard headers.
+#if !defined(__CUDACC_RTC__)
 #include <stdint.h>
 
 #include <type_traits>
-
-#include "gpuvec/ops.hpp"
+#endif
 
 namespace gpuvec::ops::reduce {
 
@@ -318,9 +322,11 @@ struct All : CountNonzero {
   }
 };
 
+#if !defined(__CUDACC_RTC__)
 // The policies that look at x only through x != 0.
 template <class Policy>
 constexpr bool kCountsNonzero = std::is_base_of_v<CountNonzero, Policy>;
+#endif
 
 // The dot product: the sum of x * y, each product in double. A reduction of
 // two inputs, which the boundary sends to the backends' dot (one row of every
