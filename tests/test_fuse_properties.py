@@ -2,9 +2,10 @@
 
 Hypothesis draws a tree of gpuvec ops (operators, elementwise functions,
 comparisons feeding where, numbers of each kind, sometimes a reduction at
-the end or a max along rows that feeds back into them, a row kernel) over 1 to 3 arguments of random dtypes, with shapes that broadcast
-together and views with random steps. The tree is written as the source of
-a Python function, which is fused and also run op by op on DeviceArrays.
+the end or a max along rows that feeds back into them, a row kernel) over
+1 to 3 arguments of random dtypes, with shapes that broadcast together and
+views with random steps. The tree is written as the source of a Python
+function, which is fused and also run op by op on DeviceArrays.
 On the host backend both run the same functors through the same math
 library: the same bits. On a GPU, NVRTC and nvcc may inline the math library
 differently, so there the math functions are compared within a tolerance.
@@ -96,7 +97,7 @@ def cases(draw):
     lines = body.split("\n    ")[::-1]  # the assignment first, where there is one
     source = (
         f"def f({', '.join(names)}):\n    "
-        + "\n    ".join(lines[:-1] + ["return " + lines[-1]])
+        + "\n    ".join([*lines[:-1], "return " + lines[-1]])
         + "\n"
     )
     return source, args, exact

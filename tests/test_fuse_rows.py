@@ -74,7 +74,8 @@ def test_explain_shows_the_row_kernel(backend, rng):
     x = on(backend, random_array(rng, (300, 64), np.float32))
     text = str(softmax.explain(x))
     assert "row kernel fused_softmax_rows" in text
-    assert "3 passes" in text and "(max; sum; then the results)" in text
+    assert "3 passes" in text
+    assert "(max; sum; then the results)" in text
     assert "gpuvec::row_total" in text
     explanation = softmax.explain(x)
     # x read once and the result written once, against five passes of the eager ops
@@ -114,7 +115,8 @@ def test_a_row_value_as_result_and_several_results(backend, rng):
     x = random_array(rng, (77, 300), np.float64)
     got = logsumexp_and_softmax(on(backend, x))
     assert runs_as_row_kernel(logsumexp_and_softmax, on(backend, x))
-    assert type(got) is tuple and [np.shape(g) for g in got] == [(77, 1), (77, 300), (77, 1)]
+    assert type(got) is tuple
+    assert [np.shape(g) for g in got] == [(77, 1), (77, 300), (77, 1)]
     for g, e in zip(got, eager(logsumexp_and_softmax, x), strict=True):
         assert_close(g, e, np.float64, n=sum_ulps(np.float64, 300))
     np.testing.assert_array_equal(host(got[2]), x.max(axis=-1, keepdims=True))
@@ -172,7 +174,7 @@ def test_read_only_input(backend, rng):
 
 
 @pytest.mark.parametrize(
-    "shape, why",
+    ("shape", "why"),
     [
         ((40, 1), "one column: the steps"),
         ((0, 5), "no rows"),

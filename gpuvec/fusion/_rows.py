@@ -166,7 +166,7 @@ class RowKernel:
         rows = math.prod(shape[:-1])
         if cols < 2 or rows < 1 or (cols > _LONG_ROW and rows < _ENOUGH_ROWS):
             return None
-        row_shape = shape[:-1] + (1,)
+        row_shape = (*shape[:-1], 1)
         row_args = set()
         for node in self.graph.nodes:
             s = from_plan[node.id]
@@ -301,7 +301,7 @@ def _shapes(graph: Graph, arguments) -> dict[int, tuple | None] | None:
                 found[node.id] = np.broadcast_shapes(*operands)
             else:
                 source = found[node.operands[0].id]
-                found[node.id] = source[:-1] + (1,)
+                found[node.id] = (*source[:-1], 1)
     except ValueError:
         return None
     return found
@@ -449,7 +449,7 @@ class _Source:
         computed: dict[int, int] = {}  # node id -> the first pass that has it
         for k, pass_roots in enumerate(roots):
             earlier = set(computed)
-            reached = self._closure(pass_roots, lambda n: n.id in earlier)
+            reached = self._closure(pass_roots, lambda n, earlier=earlier: n.id in earlier)
             for node_id, node in reached.items():
                 if node.kind not in kinds:
                     continue
