@@ -352,11 +352,13 @@ def _mean_and_deviation(
     reads ``x`` once: the op table's ``mean_std`` (``mean_var``) row, whose
     policy keeps :func:`gpuvec.var`'s state per run (count, mean in two
     doubles, sum of squared deviations) and writes each row's mean and
-    deviation. The deviation is the one of :func:`gpuvec.std` bit for bit.
-    The mean is that state's, rounded once: within half an ulp of the exact
-    mean, where :func:`gpuvec.mean`'s sum over the count is within a few,
-    so the two means may differ in the last bits. Where the data has inf or
-    NaN the mean is NumPy's (+-inf or NaN). Fused functions
+    deviation. The deviation is :func:`gpuvec.std`'s (the same bits on the
+    host backend; on the GPU the larger state may change the combination
+    tree, and with it the last bits). The mean is that state's: runs' sums
+    of differences over their counts, combined by Chan's formula with the
+    mean in two doubles, as accurate as :func:`gpuvec.mean`'s sum over the
+    count (the error of a float64 sum) but not always the same bits. Where
+    the data has inf or NaN the mean is NumPy's (+-inf or NaN). Fused functions
     (:func:`gpuvec.fuse`) run a ``mean`` and a ``std`` or ``var`` of one
     value over the same axes as this one step.
 

@@ -290,8 +290,10 @@ struct Variance {
 // The mean and the variance (or std) of each row in one pass, from
 // Variance's state: gpuvec's mean_var and mean_std, which write the row's
 // mean at p[0] and its deviation at p[plane] (store). The mean is the state's
-// mean + mean_lo rounded once, within half an ulp of the exact mean, where
-// mean's sum / n is off by up to a few ulps. An inf or NaN element leaves
+// mean + mean_lo rounded once: runs' sums of differences over their counts,
+// combined exactly but for the correction delta * nb / n, so as accurate as
+// Mean's sum / n (a float64 sum's error), not the same bits. An inf or NaN
+// element leaves
 // Variance's mean NaN, where NumPy's mean is +-inf or NaN by the sum of the
 // elements that are not finite; so the state keeps that sum too, taken only
 // where a run's M2 is not finite (which any inf or NaN makes NaN), so that
