@@ -18,7 +18,7 @@ Examples
 >>> f = gpuvec.fuse(lambda x: (x - x.mean(axis=0)) / x.std(axis=0))
 >>> print(f.explain(np.ones((4, 2))))  # doctest: +ELLIPSIS
 fused function <lambda>(x: ndarray float64[4, 2])
-step 1: eager gpuvec.mean(x, axis=0) and gpuvec.std(x, axis=0): one reduction pass ...
+step 1: eager gpuvec.mean(x, axis=0) and gpuvec.std(x, axis=0)...: one reduction pass, ...
 """
 
 from __future__ import annotations
