@@ -13,27 +13,12 @@ import math
 import numpy as np
 import pytest
 from conftest import random_array
+from test_fuse import eager, host, on
 
 import gpuvec
 
 MEAN_EPS = 16
 RESULT_ULPS = 8
-
-
-def on(backend, x):
-    """x as the backend's data: a DeviceArray on CUDA, NumPy's array on the host."""
-    return gpuvec.to_device(x) if backend == "cuda" and isinstance(x, np.ndarray) else x
-
-
-def host(x):
-    if isinstance(x, (tuple, list)):
-        return type(x)(host(v) for v in x)
-    return x.to_host() if isinstance(x, gpuvec.DeviceArray) else x
-
-
-def eager(fused, *args):
-    """The function run op by op, each op gpuvec's, on DeviceArrays of the arguments."""
-    return host(fused.__wrapped__(*[gpuvec.asarray(a) for a in args]))
 
 
 @gpuvec.fuse
