@@ -293,11 +293,10 @@ struct Variance {
 // mean + mean_lo rounded once: runs' sums of differences over their counts,
 // combined exactly but for the correction delta * nb / n, so as accurate as
 // Mean's sum / n (a float64 sum's error), not the same bits. An inf or NaN
-// element leaves
-// Variance's mean NaN, where NumPy's mean is +-inf or NaN by the sum of the
-// elements that are not finite; so the state keeps that sum too, taken only
-// where a run's M2 is not finite (which any inf or NaN makes NaN), so that
-// finite data pay nothing for it but a compare per run.
+// element leaves Variance's mean NaN, where NumPy's mean is +-inf or NaN by
+// the sum of the elements that are not finite; so the state keeps that sum
+// too, taken only where a run's M2 is not finite (which any inf or NaN makes
+// NaN), so that finite data pay nothing for it but a compare per run.
 struct MeanDeviation {
   struct Acc {
     Variance::Acc v;
