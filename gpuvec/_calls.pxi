@@ -752,7 +752,8 @@ cdef tuple _normalize_axes(object axis, int ndim, bint single, bint ufunc_like):
 
 def reduce(int op, x, y=None, axis=None, bint keepdims=False, dtype=None,
            threads_per_block=None, stream=None, double ddof=0.0, bint index=False,
-           bint own_dtype=False, str empty_error=None, warn_at_most=None, str warning=None):
+           bint own_dtype=False, str empty_error=None, warn_at_most=None, str warning=None,
+           tuple also_warn=()):
     """Runs the reduction `op` of the table over `axis` of x (and y, for dot).
 
     The result's dtype is the row's result column: the compute dtype, int64
@@ -766,11 +767,17 @@ def reduce(int op, x, y=None, axis=None, bint keepdims=False, dtype=None,
     float64 or bool (any, all, count_nonzero: a conversion to float32 would
     turn 1e-50 into 0). `empty_error` is the ValueError for rows of no
     elements; `warning` is the RuntimeWarning for rows of at most
-    `warn_at_most` elements.
+    `warn_at_most` elements, and each (at_most, warning) of `also_warn` another.
+
+    The rows of two results (mean_var, mean_std) return a tuple of two results
+    of the form above, from one result array of a leading dimension 2 (the
+    planes are its views).
     """
     cdef Operands ops = Operands()
     cdef int64_t shape[GPUVEC_MAX_NDIM]
     cdef int64_t out_shape[GPUVEC_MAX_NDIM]
+    cdef int64_t pair_shape[GPUVEC_MAX_NDIM]  # a paired result's: 2, then out_shape
+    cdef int64_t* result_shape = out_shape  # the shape of the result array
     cdef int64_t strides[GPUVEC_MAX_NDIM]
     cdef gpuvec_array result_desc
     cdef gpuvec_launch launch
@@ -781,6 +788,7 @@ def reduce(int op, x, y=None, axis=None, bint keepdims=False, dtype=None,
     cdef Py_ssize_t out_size = 1
     cdef int previous
     cdef gpuvec_dtype code
+    cdef bint paired = op in _PAIRED_REDUCTIONS
     # A number is reduced as a 0-d array.
     _add(ops, np.asarray(x) if _is_python_number(x) or isinstance(x, np.generic) else x, "x")
     if y is not None:
@@ -818,6 +826,17 @@ def reduce(int op, x, y=None, axis=None, bint keepdims=False, dtype=None,
         raise ValueError(empty_error)
     if warn_at_most is not None and n <= warn_at_most:
         warnings.warn(warning, RuntimeWarning, stacklevel=2)
+    for at_most, text in also_warn:
+        if n <= at_most:
+            warnings.warn(text, RuntimeWarning, stacklevel=2)
+    if paired:
+        if out_ndim >= GPUVEC_MAX_NDIM:
+            raise ValueError(f"{_REDUCE_NAMES[op]} keeps at most {GPUVEC_MAX_NDIM - 1} "
+                             f"dimensions of x, but {out_ndim} are left")
+        pair_shape[0] = 2
+        for d in range(out_ndim):
+            pair_shape[d + 1] = out_shape[d]
+        result_shape = pair_shape
     launch.threads_per_block = _threads_per_block(threads_per_block)
     stream = _resolve_stream(stream)
     launch.stream = <gpuvec_stream>_stream_handle(stream)
@@ -840,11 +859,12 @@ def reduce(int op, x, y=None, axis=None, bint keepdims=False, dtype=None,
                 # Made in its final shape: with keepdims, the reduced axes are
                 # there with length 1, which a fresh C-ordered array lays out
                 # as without them (a reshape afterwards cost more than the call).
-                result = _new_device_array(_keep_shape(ops, axes) if keepdims else out_tuple,
+                plane_shape = _keep_shape(ops, axes) if keepdims else out_tuple
+                result = _new_device_array((2,) + plane_shape if paired else plane_shape,
                                            _numpy_dtype(out_code), ops.device, stream, False,
-                                           result_slot=out_ndim == 0)
+                                           result_slot=out_ndim == 0 and not paired)
                 _describe_fresh(&result_desc, (<ArrayFields>result)._address, out_code,
-                                out_ndim, out_shape)
+                                out_ndim + paired, result_shape)
             if out_size:
                 with nogil:
                     status = gpuvec_reduce(op, &result_desc, &ops.arrays[0],
@@ -860,25 +880,47 @@ def reduce(int op, x, y=None, axis=None, bint keepdims=False, dtype=None,
             _restore_device(previous)
         if host_values:
             return _shape_reduction(result, ops, axes, keepdims, axis, out_code, True)
+        if paired:
+            return _device_planes(result, plane_shape)
         return result
     launch.backend = GPUVEC_BACKEND_HOST if ops.host_backed else <gpuvec_backend>_active_backend()
-    result = cnp.PyArray_EMPTY(out_ndim, <cnp.npy_intp*>out_shape, _npy_type(out_code), 0)
+    result = cnp.PyArray_EMPTY(out_ndim + paired, <cnp.npy_intp*>result_shape,
+                               _npy_type(out_code), 0)
     if out_size:
-        _describe_result(&result_desc, result, out_ndim, out_shape, out_code)
+        _describe_result(&result_desc, result, out_ndim + paired, result_shape, out_code)
         with nogil:
             status = gpuvec_reduce(op, &result_desc, &ops.arrays[0],
                                    &ops.arrays[1] if ops.count > 1 else NULL, red_ndim, code,
                                    ddof, &launch)
         check(status)
         if launch.backend == GPUVEC_BACKEND_CUDA:
-            _count_staged_reduction(ops, out_size * n, code, out_size * _itemsize(out_code))
+            _count_staged_reduction(ops, out_size * n, code,
+                                    (1 + paired) * out_size * _itemsize(out_code))
+    if paired:
+        # Each plane as a reduction of its own gives it: 0-d views, not scalars.
+        return tuple([_host_plane(result[k, ...], ops, axes, keepdims, axis, out_code)
+                      for k in range(2)])
+    return _host_plane(result, ops, axes, keepdims, axis, out_code)
+
+
+cdef object _host_plane(cnp.ndarray result, Operands ops, tuple axes, bint keepdims,
+                        object axis, gpuvec_dtype out_code):
+    """A reduction's host result as `reduce` returns it."""
     if ops.host_backed:
-        if host_values:
+        if out_code == GPUVEC_INT64:
             return _shape_reduction(result, ops, axes, keepdims, axis, out_code, True)
         # Reshaped while a NumPy array: DeviceArray.reshape checks much more.
         return _DeviceArray._from_host_array(
             result.reshape(_keep_shape(ops, axes)) if keepdims else result)
     return _shape_reduction(result, ops, axes, keepdims, axis, out_code, False)
+
+
+cdef tuple _device_planes(object result, tuple shape):
+    """The two planes of a paired reduction's fresh device result, as views."""
+    cdef ArrayFields r = <ArrayFields>result
+    strides = _c_strides_of(shape, r._dtype.itemsize)
+    plane = r._strides[0]
+    return (result._view(shape, strides, 0), result._view(shape, strides, plane))
 
 
 cdef inline object _numpy_dtype(gpuvec_dtype dtype):
@@ -1060,5 +1102,9 @@ _UFUNC_REDUCTIONS = frozenset(
     [row[0] for row in reduce_ops()
      if row[1] in ("sum", "min", "max", "argmin", "argmax", "prod", "nansum", "any", "all",
                    "count_nonzero")])
+# The reductions of two results per row, and the names of the rows.
+_REDUCE_NAMES = {row[0]: row[1] for row in reduce_ops()}
+_PAIRED_REDUCTIONS = frozenset(
+    [row[0] for row in reduce_ops() if row[1] in ("mean_var", "mean_std")])
 # Each reduction's result dtype (the table's result column): -1 for the compute dtype.
 _REDUCE_RESULTS = _result_codes()

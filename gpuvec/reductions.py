@@ -333,6 +333,79 @@ def std(x, axis=None, *, ddof=0, dtype=None, keepdims=False, threads_per_block=N
     )
 
 
+def _mean_and_deviation(
+    x,
+    axis=None,
+    *,
+    ddof=0,
+    root=True,
+    keepdims=False,
+    dtype=None,
+    threads_per_block=None,
+    stream=None,
+):
+    """The mean and the standard deviation (or variance) of x, from one pass over it.
+
+    What ``(gpuvec.mean(x, axis, ...), gpuvec.std(x, axis, ddof=ddof, ...))``
+    returns (``gpuvec.var`` where ``root`` is False), of the same kinds,
+    dtypes and shapes and with the same warnings, from one reduction that
+    reads ``x`` once: the op table's ``mean_std`` (``mean_var``) row, whose
+    policy keeps :func:`gpuvec.var`'s state per run (count, mean in two
+    doubles, sum of squared deviations) and writes each row's mean and
+    deviation. The deviation is :func:`gpuvec.std`'s (the same bits on the
+    host backend; on the GPU the larger state may change the combination
+    tree, and with it the last bits). The mean is that state's: runs' sums
+    of differences over their counts, combined by Chan's formula with the
+    mean in two doubles, as accurate as :func:`gpuvec.mean`'s sum over the
+    count (the error of a float64 sum) but not always the same bits. Where
+    the data has inf or NaN the mean is NumPy's (+-inf or NaN). Fused functions
+    (:func:`gpuvec.fuse`) run a ``mean`` and a ``std`` or ``var`` of one
+    value over the same axes as this one step.
+
+    Parameters
+    ----------
+    x : array_like
+        Real input of any shape and strides.
+    axis : None or int or tuple of ints, optional
+        The axes to reduce over; None reduces everything.
+    ddof : float, optional
+        Delta degrees of freedom of the deviation, as for :func:`gpuvec.std`.
+    root : bool, optional
+        True for the standard deviation, False for the variance.
+    keepdims, dtype, threads_per_block, stream
+        As for :func:`gpuvec.mean`.
+
+    Returns
+    -------
+    tuple
+        ``(mean, deviation)``, each as :func:`gpuvec.mean` returns it.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> x = np.array([[1.0, 5.0, 3.0], [4.0, 2.0, 6.0]])
+    >>> _mean_and_deviation(x, axis=1, root=False)
+    (array([3., 4.]), array([2.66666667, 2.66666667]))
+    >>> _mean_and_deviation(x)
+    (3.5, 1.707825127659933)
+    """
+    d = scalar_arg(ddof, "ddof")
+    return _core.reduce(
+        REDUCE["mean_std" if root else "mean_var"],
+        x,
+        None,
+        axis,
+        keepdims,
+        dtype,
+        threads_per_block,
+        stream,
+        ddof=d,
+        warn_at_most=0,
+        warning="Mean of empty slice.",
+        also_warn=((d, _FEW_DEGREES),),
+    )
+
+
 def nansum(x, axis=None, *, dtype=None, keepdims=False, threads_per_block=None, stream=None):
     x, dtype = _whole_numbers(x, dtype, stream)
     return _core.reduce(

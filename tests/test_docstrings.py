@@ -20,6 +20,7 @@ MODULES = [
     "gpuvec.fusion._fuse",
     "gpuvec.fusion._graph",
     "gpuvec.fusion._ops",
+    "gpuvec.fusion._paired",
     "gpuvec.kernels._cache",
     "gpuvec.kernels._compile_errors",
     "gpuvec.kernels._lexer",

@@ -56,6 +56,11 @@ bool needs_elements(gpuvec_reduce_op op) {
          op == GPUVEC_REDUCE_ARGMAX;
 }
 
+// The ops that write two results per row, out[0] and out[1] (mean_var, mean_std).
+bool is_paired(gpuvec_reduce_op op) {
+  return op == GPUVEC_REDUCE_MEAN_VAR || op == GPUVEC_REDUCE_MEAN_STD;
+}
+
 // ArgMin and ArgMax report positions, so they visit a row in its own order.
 bool keeps_order(gpuvec_reduce_op op) {
   return op == GPUVEC_REDUCE_ARGMIN || op == GPUVEC_REDUCE_ARGMAX;
@@ -83,10 +88,16 @@ bool is_total(const Call& c) {
 }
 
 // The two layouts of a row reduction, as the backends take them.
+// A paired op's out is seen as its first plane, out[0], the other plane
+// `plane` elements away.
 template <class T>
 void row_reduction(const Call& c, Place place) {
   const int red = c.x.ndim - c.kept;
-  const Layout<2> rows = simplify_layout<2>(c.kept, c.out.shape, {c.out.strides, c.x.strides});
+  const bool paired = is_paired(c.op);
+  const int64_t plane = paired ? c.out.strides[0] : 0;
+  const int64_t* const out_shape = c.out.shape + (paired ? 1 : 0);
+  const int64_t* const out_strides = c.out.strides + (paired ? 1 : 0);
+  const Layout<2> rows = simplify_layout<2>(c.kept, out_shape, {out_strides, c.x.strides});
   // The other ops may visit a row in any order, so simplify_layout may flip,
   // reorder and merge its dimensions to walk x's memory forwards.
   const Layout<1> row = keeps_order(c.op)
@@ -96,9 +107,9 @@ void row_reduction(const Call& c, Place place) {
   void* out = static_cast<char*>(c.out.data) +
               rows.offset[0] * static_cast<int64_t>(itemsize(c.out.dtype));
   if (place == Place::kDevice) {
-    cuda::reduce<T>(c.op, rows, row, x, out, c.ddof, c.threads_per_block, c.stream);
+    cuda::reduce<T>(c.op, rows, row, x, out, c.ddof, plane, c.threads_per_block, c.stream);
   } else {
-    host::reduce<T>(c.op, rows, row, x, out, c.ddof, c.threads_per_block, c.stream);
+    host::reduce<T>(c.op, rows, row, x, out, c.ddof, plane, c.threads_per_block, c.stream);
   }
 }
 
@@ -231,10 +242,12 @@ extern "C" gpuvec_status gpuvec_reduce(gpuvec_reduce_op op, const gpuvec_array* 
     check_array(on, false);
     check_dtype(on, info.result == GPUVEC_RESULT_SAME ? static_cast<int>(compute) : info.result);
     const int kept = x->ndim - reduced_ndim;
-    bool same = out->ndim == kept;
-    for (int d = 0; same && d < kept; ++d) same = out->shape[d] == x->shape[d];
+    const int lead = is_paired(op) ? 1 : 0;  // out's leading dimension of 2
+    bool same = out->ndim == kept + lead && (lead == 0 || out->shape[0] == 2);
+    for (int d = 0; same && d < kept; ++d) same = out->shape[d + lead] == x->shape[d];
     if (!same) {
-      throw_invalid_argument("out must have the shape of x's first " + std::to_string(kept) +
+      throw_invalid_argument(std::string("out must have the shape of ") +
+                             (lead ? "2 followed by " : "") + "x's first " + std::to_string(kept) +
                              " dimensions");
     }
     const Place place = place_of(launch->backend, arrays, info.arity == 2 ? 3 : 2);

@@ -71,9 +71,9 @@ ReduceLayout<2> one_row(const Layout<2>& layout) { return {Layout<3>{}, layout};
 
 template <class T>
 void reduce(gpuvec_reduce_op op, const Layout<2>& rows, const Layout<1>& row, const T* x,
-            void* out, double ddof, int threads_per_block, gpuvec_stream stream) {
+            void* out, double ddof, int64_t plane, int threads_per_block, gpuvec_stream stream) {
   const ReduceLayout<1> L{rows, row};
-  visit_reduce_op<T>(op, ddof, [&](auto f, auto out_type) {
+  visit_reduce_op<T>(op, ddof, plane, [&](auto f, auto out_type) {
     using Out = decltype(out_type);
     if constexpr (std::is_same_v<decltype(f), ops::reduce::Deviations>) {
       run(L, f.variance(), static_cast<Out*>(out), threads_per_block, stream, x);
@@ -102,12 +102,12 @@ void dot_into_double(const Layout<2>& layout, const T* x, const T* y, double* re
 }
 
 template void reduce<float>(gpuvec_reduce_op, const Layout<2>&, const Layout<1>&, const float*,
-                            void*, double, int, gpuvec_stream);
+                            void*, double, int64_t, int, gpuvec_stream);
 template void reduce<double>(gpuvec_reduce_op, const Layout<2>&, const Layout<1>&, const double*,
-                             void*, double, int, gpuvec_stream);
+                             void*, double, int64_t, int, gpuvec_stream);
 // Bool x: any, all and count_nonzero alone (visit_reduce_op).
 template void reduce<bool>(gpuvec_reduce_op, const Layout<2>&, const Layout<1>&, const bool*,
-                           void*, double, int, gpuvec_stream);
+                           void*, double, int64_t, int, gpuvec_stream);
 template void dot<float>(const Layout<2>&, const float*, const float*, float*, int, gpuvec_stream);
 template void dot<double>(const Layout<2>&, const double*, const double*, double*, int,
                           gpuvec_stream);

@@ -84,12 +84,13 @@ void fold_rows(int len, int64_t count, S* state, Fold fold) {
 // The states of a run of `len` consecutive j for `count` side-by-side rows:
 // row c's element j is x[c + j * stride]. Memory is read in order, row of
 // the matrix after row (kColumnRows of them at a time), with one state per
-// column. Variance needs 2 * count doubles of `work`.
+// column. A policy that folds runs (Variance) needs 2 * count doubles of
+// `work`.
 template <class Op, class T>
 void column_run(const Op& op, const T* x, int64_t stride, int64_t first, int len, int64_t count,
                 typename Op::Acc* acc, double* work) {
   const T* const x0 = x + first * stride;  // the run's first row
-  if constexpr (std::is_same_v<Op, r::Variance>) {
+  if constexpr (kFoldsRuns<Op>) {
     // Variance::run's two passes, column by column: the run's sums and
     // means, then the squared deviations from them, while it is in cache,
     // all less the run's first element of the column.
@@ -105,7 +106,9 @@ void column_run(const Op& op, const T* x, int64_t stride, int64_t first, int len
           (static_cast<double>(x0[k * stride + c]) - static_cast<double>(x0[c])) - mean[c];
       return s + d * d;
     });
-    for (int64_t c = 0; c < count; ++c) acc[c] = op.of(len, x0[c], mean[c], q[c]);
+    for (int64_t c = 0; c < count; ++c) {
+      acc[c] = op.of(len, x0[c], mean[c], q[c], x0 + c, stride);
+    }
   } else {
     (void)work;
     for (int64_t c = 0; c < count; ++c) acc[c] = op.identity();
@@ -168,7 +171,7 @@ void run_columns(const Layout<2>& rows, const Layout<1>& row, const Op& op, cons
     runs.total(op, acc);
     for (int64_t c = 0; c < count; ++c) {
       if (blocks == 1) {
-        out[(c0 + c) * rows.strides[0][0]] = op.template finish<Out>(acc[c], n);
+        store_row(op, out + (c0 + c) * rows.strides[0][0], acc[c], n);
       } else {
         partial[(c0 + c) * blocks + blk] = acc[c];
       }
@@ -334,7 +337,7 @@ void run_scans(const Layout<2>& rows, const Layout<1>& row, const Op& op, const 
     }
     int64_t off[2];
     rows.offsets(row_index, off);
-    out[off[0]] = op.template finish<Out>(acc, n);
+    store_row(op, out + off[0], acc, n);
   }
 }
 
@@ -354,8 +357,8 @@ void run(const Layout<2>& rows, const Layout<1>& row, const Op& op, const T* x, 
 
 template <class T>
 void reduce(gpuvec_reduce_op op, const Layout<2>& rows, const Layout<1>& row, const T* x,
-            void* out, double ddof, int, gpuvec_stream) {
-  visit_reduce_op<T>(op, ddof, [&](auto f, auto out_type) {
+            void* out, double ddof, int64_t plane, int, gpuvec_stream) {
+  visit_reduce_op<T>(op, ddof, plane, [&](auto f, auto out_type) {
     using Out = decltype(out_type);
     if constexpr (std::is_same_v<decltype(f), r::Deviations>) {
       run(rows, row, f.variance(), x, static_cast<Out*>(out));
@@ -379,12 +382,12 @@ void run_map_reduce(void* entry, const void* layout, void* out, const void* cons
 }
 
 template void reduce<float>(gpuvec_reduce_op, const Layout<2>&, const Layout<1>&, const float*,
-                            void*, double, int, gpuvec_stream);
+                            void*, double, int64_t, int, gpuvec_stream);
 template void reduce<double>(gpuvec_reduce_op, const Layout<2>&, const Layout<1>&, const double*,
-                             void*, double, int, gpuvec_stream);
+                             void*, double, int64_t, int, gpuvec_stream);
 // Bool x: any, all and count_nonzero alone (visit_reduce_op).
 template void reduce<bool>(gpuvec_reduce_op, const Layout<2>&, const Layout<1>&, const bool*,
-                           void*, double, int, gpuvec_stream);
+                           void*, double, int64_t, int, gpuvec_stream);
 template void dot<float>(const Layout<2>&, const float*, const float*, float*, int, gpuvec_stream);
 template void dot<double>(const Layout<2>&, const double*, const double*, double*, int,
                           gpuvec_stream);

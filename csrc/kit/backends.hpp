@@ -35,9 +35,11 @@ namespace gpuvec {
   template <class T>                                                                           \
   void dot(const Layout<2>& layout, const T* x, const T* y, T* result, int threads_per_block,  \
            gpuvec_stream stream);                                                              \
+  /* plane: mean_var's and mean_std's, from a row's mean to its deviation in out */            \
   template <class T>                                                                           \
   void reduce(gpuvec_reduce_op op, const Layout<2>& rows, const Layout<1>& row, const T* x,    \
-              void* out, double ddof, int threads_per_block, gpuvec_stream stream);
+              void* out, double ddof, int64_t plane, int threads_per_block,                    \
+              gpuvec_stream stream);
 
 // The (compute, stored) pairs of the elementwise ops' inputs: each compute
 // dtype on inputs of its own, and each float dtype on inputs of the other,

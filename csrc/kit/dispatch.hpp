@@ -82,16 +82,22 @@ void visit_op(gpuvec_op op, const double* params, Visitor&& visit) {
 }
 
 // The row policy of a reduction row: var and std are Deviations, whose first
-// pass (the means) the backend runs.
+// pass (the means) the backend runs; mean_var and mean_std MeanDeviations,
+// which write each row's deviation `plane` elements past its mean.
 template <class Policy>
-auto make_policy(double ddof) {
+auto make_policy(double ddof, int64_t plane) {
   namespace r = ops::reduce;
   if constexpr (std::is_same_v<Policy, r::Var>) {
     return r::Deviations{nullptr, ddof, false};
   } else if constexpr (std::is_same_v<Policy, r::Std>) {
     return r::Deviations{nullptr, ddof, true};
+  } else if constexpr (std::is_same_v<Policy, r::MeanVar>) {
+    return r::MeanDeviation{r::Variance{ddof, false}, plane};
+  } else if constexpr (std::is_same_v<Policy, r::MeanStd>) {
+    return r::MeanDeviation{r::Variance{ddof, true}, plane};
   } else {
     (void)ddof;
+    (void)plane;
     return Policy{};
   }
 }
@@ -104,7 +110,7 @@ auto make_policy(double ddof) {
 // are compiled (the boundary converts bool x to a float dtype for the
 // others); the rest throw.
 template <class T, class Visitor>
-void visit_reduce_op(gpuvec_reduce_op op, double ddof, Visitor&& visit) {
+void visit_reduce_op(gpuvec_reduce_op op, double ddof, int64_t plane, Visitor&& visit) {
   switch (op) {
 #define GPUVEC_VISIT_ROW(NAME, name, inputs, result, Policy, summary)                             \
   case GPUVEC_REDUCE_##NAME:                                                                      \
@@ -117,7 +123,7 @@ void visit_reduce_op(gpuvec_reduce_op op, double ddof, Visitor&& visit) {
       using Out =                                                                                 \
           std::conditional_t<GPUVEC_RESULT_##result == GPUVEC_INT64, int64_t,                     \
                              std::conditional_t<GPUVEC_RESULT_##result == GPUVEC_BOOL, bool, T>>; \
-      return visit(make_policy<ops::reduce::Policy>(ddof), Out{});                                \
+      return visit(make_policy<ops::reduce::Policy>(ddof, plane), Out{});                         \
     }
     GPUVEC_REDUCE_OPS(GPUVEC_VISIT_ROW)
 #undef GPUVEC_VISIT_ROW

@@ -32,8 +32,8 @@ void dot(const Layout<2>&, const T*, const T*, T*, int, gpuvec_stream) {
   not_built();
 }
 template <class T>
-void reduce(gpuvec_reduce_op, const Layout<2>&, const Layout<1>&, const T*, void*, double, int,
-            gpuvec_stream) {
+void reduce(gpuvec_reduce_op, const Layout<2>&, const Layout<1>&, const T*, void*, double, int64_t,
+            int, gpuvec_stream) {
   not_built();
 }
 
@@ -42,12 +42,12 @@ GPUVEC_INPUT_TYPES(GPUVEC_INSTANTIATE_ELEMENTWISE_ALL)
 #define GPUVEC_INSTANTIATE(T)                                                                    \
   template void dot<T>(const Layout<2>&, const T*, const T*, T*, int, gpuvec_stream);            \
   template void reduce<T>(gpuvec_reduce_op, const Layout<2>&, const Layout<1>&, const T*, void*, \
-                          double, int, gpuvec_stream);
+                          double, int64_t, int, gpuvec_stream);
 GPUVEC_INSTANTIATE(float)
 GPUVEC_INSTANTIATE(double)
 #undef GPUVEC_INSTANTIATE
 template void reduce<bool>(gpuvec_reduce_op, const Layout<2>&, const Layout<1>&, const bool*,
-                           void*, double, int, gpuvec_stream);
+                           void*, double, int64_t, int, gpuvec_stream);
 
 #define GPUVEC_INSTANTIATE(To, From) \
   template void cast<To, From>(const Layout<2>&, To*, Operand<From>, gpuvec_stream);

@@ -645,6 +645,26 @@ WORKLOADS: tuple[Workload, ...] = (
         ulps=1024,  # sums of 2^22 values: a check of the call, not of its accuracy (tests/)
         note="two calls, one timed unit; GB/s counts x read once per call",
     ),
+    Workload(
+        "colstd_fused",
+        "bandwidth",
+        {"*": "f(x)"},
+        ((1 << 22, 8),),
+        ("float64",),
+        quick_shapes=((4096, 8),),
+        inputs="x",
+        setup={
+            "gpuvec": "f = gv.fuse(lambda x: (x - x.mean(axis=0)) / x.std(axis=0))",
+            "torch": "f = lambda x: (x - x.mean(dim=0)) / x.std(dim=0, correction=0)",
+            "*": "f = lambda x: (x - x.mean(axis=0)) / x.std(axis=0)",
+        },
+        args="f x",
+        traffic=_moves(2),
+        ulps=64,  # normwise: the libraries' means and deviations of 2^22 values differ a little
+        note="column standardisation: gpuvec.fuse (one reduction pass for mean and std, then "
+        "one kernel) against eager CuPy and PyTorch; GB/s counts x read once and the result "
+        "written once",
+    ),
     # -- the cost of one small call, by layout: against the contiguous add ---------------------
     _small_call("call_add", {"*": "xp.add(a, b)"}, baseline=None),
     _small_call(

@@ -5,6 +5,7 @@ few elementwise kernels (gpuvec.ElementwiseKernel) plus eager reductions.
 - :mod:`._graph`: the traced values;
 - :mod:`._tracer`: running the function on stand-ins;
 - :mod:`._plan`: which values are written to memory, and the steps;
+- :mod:`._paired`: a mean and a std or var of one value as one reduction pass;
 - :mod:`._codegen`: each kernel's source;
 - :mod:`._explain`: ``fn.explain(...)``;
 - :mod:`._fuse`: the decorator and its cache of plans.

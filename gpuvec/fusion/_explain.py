@@ -14,6 +14,7 @@ import math
 import textwrap
 
 from gpuvec.fusion._graph import Graph
+from gpuvec.fusion._paired import PairedStep
 from gpuvec.fusion._plan import KernelStep, Plan, shapes
 
 __all__ = ["Explanation"]
@@ -104,6 +105,8 @@ def _bytes(plan: Plan, sizes) -> tuple[int, int]:
     for step in plan.steps:
         reads = step.leaves if isinstance(step, KernelStep) else step.node.operands
         fused += step_bytes(step.node, {r.id: r for r in reads}.values())
+        if isinstance(step, PairedStep):  # its second result, from the same read
+            fused += _nbytes(sizes[step.deviation.id], step.deviation.dtype)
     eager = sum(
         step_bytes(n, {o.id: o for o in n.operands}.values())
         for n in plan.graph.nodes
@@ -137,6 +140,9 @@ def _op_name(node) -> str:
 def _steps(plan: Plan) -> list[str]:
     graph: Graph = plan.graph
     written = {s.node.id: k for k, s in enumerate(plan.steps, 1)}
+    written.update(
+        {s.deviation.id: written[s.node.id] for s in plan.steps if isinstance(s, PairedStep)}
+    )
     texts = []
     for step in plan.steps:
         node = step.node
@@ -154,6 +160,16 @@ def _steps(plan: Plan) -> list[str]:
                 f'        "{k.name}",\n'
                 f"        preamble={k.preamble!r},\n"
                 f"    )"
+            )
+        elif isinstance(step, PairedStep):
+            source = node.operands[0]
+            of = f"step {written[source.id]}'s result" if source.id in written else source.name
+            calls = " and ".join(
+                f"gpuvec.{n.op}({', '.join([of, *_kwargs(n.kwargs)])})" for n in step.nodes
+            )
+            texts.append(
+                f"eager {calls}{where}: one reduction pass, reading {of} once "
+                f"(gpuvec's mean and deviation of each row together)"
             )
         else:
             source = node.operands[0]

@@ -19,6 +19,7 @@ from gpuvec._backend import backend
 from gpuvec._dtypes import get_precision
 from gpuvec.device_array import DeviceArray
 from gpuvec.fusion._explain import Explanation
+from gpuvec.fusion._paired import pair_reductions
 from gpuvec.fusion._plan import Mismatch, Plan, make_plan
 from gpuvec.fusion._tracer import classify, trace
 
@@ -123,7 +124,7 @@ class FusedFunction:
         plan = self._plans.get(key)
         if plan is None:
             graph, why = trace(self._fn, self._names, [classify(a) for a in arguments])
-            plan = why if graph is None else make_plan(graph, self.__name__)
+            plan = why if graph is None else pair_reductions(make_plan(graph, self.__name__))
             self._plans[key] = plan
         return plan
 

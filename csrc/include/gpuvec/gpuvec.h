@@ -135,8 +135,11 @@ gpuvec_status gpuvec_elementwise(gpuvec_op op, const gpuvec_array* out, const gp
  * to read x as it is. out's shape is x's first x.ndim - reduced_ndim
  * dimensions; its dtype is the row's result (gpuvec_op_info.result):
  * `compute`, GPUVEC_INT64 (ARGMIN, ARGMAX, COUNT_NONZERO) or GPUVEC_BOOL
- * (ANY, ALL). Sums accumulate in double. ddof is var's and std's delta
- * degrees of freedom. MIN, MAX, ARGMIN and ARGMAX of no elements fail with
+ * (ANY, ALL). MEAN_VAR and MEAN_STD write two results per row in one pass
+ * over x: out has a leading dimension of 2 before those, the means at
+ * out[0] and the variances (standard deviations) at out[1]. Sums accumulate
+ * in double. ddof is the delta degrees of freedom of var, std, MEAN_VAR and
+ * MEAN_STD. MIN, MAX, ARGMIN and ARGMAX of no elements fail with
  * GPUVEC_ERROR_INVALID_ARGUMENT; ANY of none is false, ALL true. y is NULL
  * except for DOT, which reduces every dimension (reduced_ndim == x.ndim) of
  * x and y, of one shape. */

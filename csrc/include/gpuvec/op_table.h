@@ -93,6 +93,9 @@
   X(PROD, prod, 1, SAME, Prod, "The product of the elements")                                  \
   X(VAR, var, 1, SAME, Var, "The variance")                                                    \
   X(STD, std, 1, SAME, Std, "The standard deviation")                                          \
+  /* two results per row: out[0] the means, out[1] the variances or deviations */              \
+  X(MEAN_VAR, mean_var, 1, SAME, MeanVar, "The mean and the variance, in one pass")            \
+  X(MEAN_STD, mean_std, 1, SAME, MeanStd, "The mean and the standard deviation, in one pass")  \
   X(NANSUM, nansum, 1, SAME, NanSum, "The sum, counting NaN as 0")                             \
   X(NANMEAN, nanmean, 1, SAME, NanMean, "The mean of the elements that are not NaN")           \
   X(ASUM, asum, 1, SAME, AbsSum, "The sum of absolute values (BLAS asum)")                     \

@@ -20,7 +20,9 @@
 //                      whichever run comes first;
 //   finish<Out>(a, n)  the output of a row of n elements.
 // A policy may say more (see below): kLanes (its sums gain from interleaved
-// lanes on the host), kFoldsRuns (it takes several values at once, run()).
+// lanes on the host), kFoldsRuns (it takes several values at once, run()),
+// kStores (it writes a row's results itself, store(p, a, n), where the
+// engine would write *p = finish<Out>(a, n): gpuvec's mean_var writes two).
 //
 // The CUDA kernels (compiled by nvcc and NVRTC). The launch shape follows the
 // m rows of n elements and how they lie:
@@ -100,6 +102,28 @@ struct policy_runs<Op, decltype(void(Op::kFoldsRuns))> {
 };
 template <class Op>
 constexpr bool kFoldsRuns = policy_runs<Op>::value;
+
+template <class Op, class = void>
+struct policy_stores {
+  static constexpr bool value = false;
+};
+template <class Op>
+struct policy_stores<Op, decltype(void(Op::kStores))> {
+  static constexpr bool value = Op::kStores;
+};
+template <class Op>
+constexpr bool kStores = policy_stores<Op>::value;
+
+// Writes the result of a row of n elements, whose state is a, at p: every
+// kernel and loop below ends a row here.
+template <class Op, class Out>
+GPUVEC_HD void store_row(const Op& op, Out* p, const typename Op::Acc& a, int64_t n) {
+  if constexpr (kStores<Op>) {
+    op.store(p, a, n);
+  } else {
+    *p = op.template finish<Out>(a, n);
+  }
+}
 
 // acc with K elements of each input folded in, elements j, j + step, ... of
 // a row (v holds input k's): term by term in index order, exactly as one at a
@@ -290,7 +314,7 @@ __global__ void __launch_bounds__(kMaxBlockThreads)
   for (int64_t i = packs * V + first; i < n; i += step)
     acc = op.combine(acc, op.term(in[i]..., i));
   finish_grid(op, block_total(op, acc), partial, ticket,
-              [&](const A& total) { *result = op.template finish<Out>(total, n); });
+              [&](const A& total) { store_row(op, result, total, n); });
 }
 
 // --- rows -------------------------------------------------------------------
@@ -442,7 +466,7 @@ __global__ void __launch_bounds__(kMaxBlockThreads)
       acc = row_state(op, L, off, lane % group, group, index_sequence_for<In...>{}, x...);
     }
     acc = group_total(op, acc, group);
-    if (valid && lane % group == 0) out[off[0]] = op.template finish<Out>(acc, L.row.size);
+    if (valid && lane % group == 0) store_row(op, out + off[0], acc, L.row.size);
   }
 }
 
@@ -476,7 +500,7 @@ __global__ void __launch_bounds__(kMaxBlockThreads)
       for (int k = 1; k < slots; ++k) acc = op.combine(acc, states[k * kWarp + lane]);
       if (valid) {
         if (gridDim.y == 1) {
-          out[off[0]] = op.template finish<Out>(acc, L.row.size);
+          store_row(op, out + off[0], acc, L.row.size);
         } else {
           partial[r * gridDim.y + blockIdx.y] = acc;
         }
@@ -549,7 +573,7 @@ __global__ void __launch_bounds__(kMaxBlockThreads)
   const bool holder = threadIdx.x < m;
   Out* const result = out + r * L.rows.strides[0][0];
   if (gridDim.x == 1) {
-    if (holder) *result = op.template finish<Out>(acc, L.row.size);
+    if (holder) store_row(op, result, acc, L.row.size);
     return;
   }
   if (holder) partial[static_cast<int64_t>(blockIdx.x) * m + r] = acc;
@@ -561,7 +585,7 @@ __global__ void __launch_bounds__(kMaxBlockThreads)
     }
   }
   total = combine_columns(op, total, states, m, per_tile);
-  if (holder) *result = op.template finish<Out>(total, L.row.size);
+  if (holder) store_row(op, result, total, L.row.size);
   if (threadIdx.x == 0) *ticket = 0;
 }
 
@@ -585,12 +609,12 @@ __global__ void __launch_bounds__(kMaxBlockThreads)
     if (ticket != nullptr) {
       Out* const result = out + off[0];
       finish_grid(op, acc, partial, ticket,
-                  [&](const A& total) { *result = op.template finish<Out>(total, L.row.size); });
+                  [&](const A& total) { store_row(op, result, total, L.row.size); });
       continue;
     }
     if (threadIdx.x == 0) {
       if (gridDim.x == 1) {
-        out[off[0]] = op.template finish<Out>(acc, L.row.size);
+        store_row(op, out + off[0], acc, L.row.size);
       } else {
         partial[r * gridDim.x + blockIdx.x] = acc;
       }
@@ -616,7 +640,7 @@ __global__ void __launch_bounds__(kMaxBlockThreads)
     if (lane == 0) {
       int64_t off[N];
       L.rows.offsets(r, off);
-      out[off[0]] = op.template finish<Out>(acc, L.row.size);
+      store_row(op, out + off[0], acc, L.row.size);
     }
   }
 }
@@ -746,8 +770,7 @@ void finish_rows(const Layout<N>& rows, const Op& op, int64_t n, int64_t blocks,
   for (int64_t row_index = 0; row_index < rows.size; ++row_index) {
     int64_t off[N];
     rows.offsets(row_index, off);
-    out[off[0]] =
-        op.template finish<Out>(pairwise_total(op, &partial[row_index * blocks], blocks), n);
+    store_row(op, out + off[0], pairwise_total(op, &partial[row_index * blocks], blocks), n);
   }
 }
 
@@ -847,7 +870,7 @@ void reduce_tiles_on_host(const Host& host, const ReduceLayout<sizeof...(In)>& L
     runs.total(op, acc);
     for (int i = 0; i < count; ++i) {
       if (blocks == 1) {
-        out[out_off[i]] = op.template finish<Out>(acc[i], n);
+        store_row(op, out + out_off[i], acc[i], n);
       } else {
         partial[(r0 + i) * blocks + blk] = acc[i];
       }

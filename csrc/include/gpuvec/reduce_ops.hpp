@@ -7,7 +7,8 @@
 // tree whose shape is its own, so combine must give the same answer
 // whichever run comes first (ArgMin breaks ties by the index, not by the
 // order). kLanes marks the sums, which the host loop keeps in interleaved
-// lanes; kFoldsRuns Variance, which takes values loaded together as one run.
+// lanes; kFoldsRuns Variance, which takes values loaded together as one run;
+// kStores MeanDeviation, which writes two results per row (store).
 #ifndef GPUVEC_REDUCE_OPS_HPP
 #define GPUVEC_REDUCE_OPS_HPP
 
@@ -221,7 +222,10 @@ struct Variance {
   }
   // The state of `count` values given their mean as shift + shifted_mean and
   // their M2: how a backend that took the values at once (run) builds one.
-  GPUVEC_HD Acc of(double count, double shift, double shifted_mean, double m2) const {
+  // The values themselves, v[0], v[stride], ..., are for MeanDeviation.
+  template <class T>
+  GPUVEC_HD Acc of(double count, double shift, double shifted_mean, double m2, const T*,
+                   int64_t) const {
     Acc a{count, 0, 0, m2};
     two_sum(shift, shifted_mean, a.mean, a.mean_lo);
     return a;
@@ -274,7 +278,7 @@ struct Variance {
       const double d = (static_cast<double>(v[i]) - v0) - mean;
       m2 += d * d;
     }
-    return of(k, v0, mean, m2);
+    return of(k, v0, mean, m2, v, 1);
   }
   template <class Out>
   GPUVEC_HD Out finish(Acc a, int64_t n) const {
@@ -284,6 +288,75 @@ struct Variance {
     const double divisor = static_cast<double>(n) - ddof;
     const double var = a.m2 / (divisor > 0 ? divisor : 0.0);
     return static_cast<Out>(root ? math::sqrt(var) : var);
+  }
+};
+
+// The mean and the variance (or std) of each row in one pass, from
+// Variance's state: gpuvec's mean_var and mean_std, which write the row's
+// mean at p[0] and its deviation at p[plane] (store). The mean is the state's
+// mean + mean_lo rounded once: runs' sums of differences over their counts,
+// combined exactly but for the correction delta * nb / n, so as accurate as
+// Mean's sum / n (a float64 sum's error), not the same bits. An inf or NaN
+// element leaves Variance's mean NaN, where NumPy's mean is +-inf or NaN by
+// the sum of the elements that are not finite; so the state keeps that sum
+// too, taken only where a run's M2 is not finite (which any inf or NaN makes
+// NaN), so that finite data pay nothing for it but a compare per run.
+struct MeanDeviation {
+  struct Acc {
+    Variance::Acc v;
+    double nonfinite;  // the sum of the elements that are inf or NaN: 0 for none
+  };
+  static constexpr bool kFoldsRuns = true;
+  static constexpr bool kStores = true;
+  Variance variance;
+  int64_t plane;  // from a row's mean to its deviation, in elements of the output
+
+  template <class T>
+  GPUVEC_HD static double nonfinite_part(T x) {
+    const double d = static_cast<double>(x);
+    return d - d == 0 ? 0.0 : d;  // inf - inf and NaN - NaN are NaN
+  }
+  // The sum of the elements of v[0], v[stride], ... (count of them) that are
+  // not finite, where m2 says there may be some.
+  template <class T>
+  GPUVEC_HD static double nonfinite_sum(double m2, const T* v, int64_t stride, int64_t count) {
+    double s = 0;
+    if (!(math::fabs(m2) <= Variance::kLargest)) {
+      for (int64_t i = 0; i < count; ++i) s += nonfinite_part(v[i * stride]);
+    }
+    return s;
+  }
+
+  GPUVEC_HD Acc identity() const { return {variance.identity(), 0}; }
+  template <class T>
+  GPUVEC_HD Acc term(T x, int64_t j) const {
+    return {variance.term(x, j), nonfinite_part(x)};
+  }
+  GPUVEC_HD Acc combine(Acc a, Acc b) const {
+    return {variance.combine(a.v, b.v), a.nonfinite + b.nonfinite};
+  }
+  template <class T>
+  GPUVEC_HD Acc of(double count, double shift, double shifted_mean, double m2, const T* v,
+                   int64_t stride) const {
+    return {variance.of(count, shift, shifted_mean, m2, v, stride),
+            nonfinite_sum(m2, v, stride, static_cast<int64_t>(count))};
+  }
+  template <class T>
+  GPUVEC_HD Acc run(const T* v, int k) const {
+    const Variance::Acc a = variance.run(v, k);
+    return {a, nonfinite_sum(a.m2, v, 1, k)};
+  }
+  // NumPy's mean: NaN for no elements (0 / 0), the sum of the elements that
+  // are not finite where there are some.
+  GPUVEC_HD double mean(const Acc& a) const {
+    if (a.nonfinite != 0) return a.nonfinite;  // +-inf, or NaN (NaN != 0)
+    if (a.v.count == 0) return NAN;
+    return a.v.mean + a.v.mean_lo;
+  }
+  template <class Out>
+  GPUVEC_HD void store(Out* p, const Acc& a, int64_t n) const {
+    p[0] = static_cast<Out>(mean(a));
+    p[plane] = variance.template finish<Out>(a.v, n);
   }
 };
 
@@ -342,6 +415,9 @@ struct Dot : Sum {
 // they are Deviations, made with ddof by the dispatch (csrc/kit/dispatch.hpp).
 struct Var {};
 struct Std {};
+// mean_var and mean_std: MeanDeviations, made with ddof and the output's plane.
+struct MeanVar {};
+struct MeanStd {};
 
 // How dispatch.hpp asks for var and std. `means` is a leftover of the old
 // two-pass scheme (a first pass wrote the row means there) and is not read:
