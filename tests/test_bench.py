@@ -321,7 +321,8 @@ def test_what_users_write_rows(quick_run):
         "dtype",
         "gpuvec \u00b5s",
         "gpuvec GB/s",
-        "vs call_add/expr_chain",  # each row's own baseline: the small calls', the fused chain's
+        # each row's own baseline: the small calls', the fused chain's, the fused softmax's
+        "vs call_add/expr_chain/softmax_rows",
     ]
     for peer in peers:
         assert f"gpuvec/{peer}" in header
