@@ -27,8 +27,10 @@ from gpuvec.reductions import _mean_and_deviation
 
 DTYPES = [np.float32, np.float64]
 # The deviation against gpuvec.std's (var's), in its ulps (CUDA; the host's
-# are equal); the mean against gpuvec.mean's, in eps * log2(n) * mean(|x|).
-DEVIATION_ULPS = 8
+# are equal): two combination trees over 10^5 elements differ by up to about
+# sqrt(log2(n)) * 8 ulps (measured: 9.6 on an H200, 64-thread blocks); the
+# mean against gpuvec.mean's, in eps * log2(n) * mean(|x|).
+DEVIATION_ULPS = 32
 MEAN_EPS = 16
 
 # (shape, axis): each launch shape of the engine on both backends: a whole

@@ -660,7 +660,7 @@ WORKLOADS: tuple[Workload, ...] = (
         },
         args="f x",
         traffic=_moves(2),
-        ulps=64,  # normwise: the libraries' means and deviations of 2^22 values differ a little
+        ulps=1024,  # x - mean cancels: means of 2^22 values, off by ulps of |x|, differ more
         note="column standardisation: gpuvec.fuse (one reduction pass for mean and std, then "
         "one kernel) against eager CuPy and PyTorch; GB/s counts x read once and the result "
         "written once",

@@ -62,8 +62,35 @@ _FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
 # them to keep a GPU busy: one block per row.
 _LONG_ROW = 1 << 16
 _ENOUGH_ROWS = 256
-# Elements of a row each GPU thread keeps in registers (gpuvec/rows.hpp's kRowSlots).
-_ROW_SLOTS = 8
+# On a GPU, rows up to this long go to one warp each, longer ones to a block;
+# a lane keeps up to _MOST_SLOTS elements of a row in registers.
+# Measured on an H200 (softmax, float32): rows of 128 run 1.3x faster from
+# registers; rows of 1024, 1.9x slower (119 registers a thread: a quarter of
+# the warps an SM could hold), so they read their row again from cache.
+_WARP_ROW = 2048
+_MOST_SLOTS = 4
+# How the threads of a GPU block take rows: a warp per row (4 rows at once)
+# or the whole block per row. The host runs one thread per block.
+_WALKS = {
+    "warps": {
+        "rows": (
+            "const int64_t per_block = blockDim.x / 32;",
+            "for (int64_t r = blockIdx.x * per_block + threadIdx.x / 32; r < rows;"
+            " r += gridDim.x * per_block) {",
+        ),
+        "lane": "threadIdx.x % 32",
+        "width": "32",
+        "total": "gpuvec::warp_row_total",
+    },
+    "blocks": {
+        "rows": ("for (int64_t r = blockIdx.x; r < rows; r += gridDim.x) {",),
+        "lane": "threadIdx.x",
+        "width": "blockDim.x",
+        "total": "gpuvec::row_total",
+    },
+}
+_WALKS["registers"] = _WALKS["warps"]
+_WALKS["buffers"] = _WALKS["blocks"]
 
 
 def _row_reduction(node: Node) -> bool:
@@ -92,8 +119,9 @@ class _Call:
     cols: int
     shape: tuple  # the full shape
     row_args: frozenset  # the argument indices read once per row
-    strides: dict  # argument index -> (row stride, column stride), in elements
-    mode: str  # where a pass finds an earlier pass's values (RowKernel.source)
+    strides: dict  # argument index -> its row stride, in elements
+    mode: str  # how threads take rows and keep values (RowKernel.source)
+    slots: int  # "registers": each lane's elements of the row
     outputs: list  # (shape, dtype) of each result
     kernel: RawKernel | None = None
     grid: int = 1
@@ -183,7 +211,7 @@ class RowKernel:
         strides = {}
         for node in self.graph.nodes:
             if node.kind == "arg" and not node.scalar:
-                found = _row_strides(from_plan[node.id], shape)
+                found = _row_stride(from_plan[node.id], shape)
                 if found is None:
                     return None
                 strides[node.index] = found
@@ -192,10 +220,12 @@ class RowKernel:
             for n in self.outputs
         ]
         mode = _mode(cols)
-        call = _Call(rows, cols, shape, frozenset(row_args), strides, mode, outputs)
-        call.kernel = self.kernel(call.row_args, mode)
-        call.block = _threads(cols, mode)
-        call.grid = rows if mode == "buffers" else min(rows, 1 << 20)
+        slots = _slots(cols) if mode == "registers" else 0
+        call = _Call(rows, cols, shape, frozenset(row_args), strides, mode, slots, outputs)
+        call.kernel = self.kernel(call.row_args, mode, slots)
+        call.block = _threads(mode)
+        rows_per_block = 1 if mode in ("blocks", "buffers") else 4
+        call.grid = min(-(-rows // rows_per_block), 1 << 20) if mode != "buffers" else rows
         return call
 
     def _row_valued_now(self, node: Node, row_args: set) -> bool:
@@ -219,7 +249,7 @@ class RowKernel:
                 values.append(node.dtype.type(arguments[node.index]))
             else:
                 values.append(_contiguous(arguments[node.index]))
-                values += call.strides[node.index]
+                values.append(call.strides[node.index])
         device = any(type(a) is DeviceArray for a in arguments)
         make = empty if device else np.empty
         results = [make(shape, dtype) for shape, dtype in call.outputs]
@@ -232,32 +262,36 @@ class RowKernel:
 
     def source_for(self, call: _Call) -> str:
         """The source of the kernel that runs a call laid out as `call`."""
-        return self.source(call.row_args, call.mode)
+        return self.source(call.row_args, call.mode, call.slots)
 
-    def kernel(self, row_args: frozenset, mode: str) -> RawKernel:
+    def kernel(self, row_args: frozenset, mode: str, slots: int = 0) -> RawKernel:
         """The kernel for arguments read once per row at `row_args`, in `mode`
         (see :meth:`source`)."""
-        kernel = self._kernels.get((row_args, mode))
+        kernel = self._kernels.get((row_args, mode, slots))
         if kernel is None:
-            source = self.source(row_args, mode)
+            source = self.source(row_args, mode, slots)
             kernel = RawKernel(source, self.name, source_name=f"{self.name}.cu")
-            self._kernels[(row_args, mode)] = kernel
+            self._kernels[(row_args, mode, slots)] = kernel
         return kernel
 
     # -- the source ------------------------------------------------------------------------------
 
-    def source(self, row_args: frozenset = frozenset(), mode: str = "registers") -> str:
+    def source(
+        self, row_args: frozenset = frozenset(), mode: str = "warps", slots: int = 0
+    ) -> str:
         """The kernel's source, for arguments read once per row at `row_args`.
 
-        `mode` says where a pass finds the element values of an earlier pass:
-        ``"registers"`` (a GPU, rows of up to ``kRowSlots`` elements per
-        thread: each thread keeps its elements of the row in registers, from
-        the pass that first reads or computes them), ``"recompute"`` (a GPU,
-        longer rows: each pass reads and computes again what it needs, from
-        cache) or ``"buffers"`` (the host: a thread keeps the row's values in
-        buffers of its own).
+        `mode` says how threads take rows, and where a pass finds the element
+        values of an earlier pass. On a GPU: ``"registers"`` (rows of up to
+        128 elements: a warp per row, whose shuffles combine the states, and
+        each lane keeps its `slots` elements of the row in registers, from
+        the pass that first reads or computes them), ``"warps"`` (rows of up
+        to 2048: a warp per row, each pass reading again, from cache, and
+        computing again what it needs) or ``"blocks"`` (longer rows: a block
+        per row, likewise). ``"buffers"``: the host, a thread per row, which
+        keeps the values later passes need in buffers of its own.
         """
-        return _Source(self, row_args, mode).text()
+        return _Source(self, row_args, mode, slots).text()
 
 
 def _deepest(node: Node, level: dict[int, int]) -> int:
@@ -307,10 +341,11 @@ def _shapes(graph: Graph, arguments) -> dict[int, tuple | None] | None:
     return found
 
 
-def _row_strides(shape: tuple, full: tuple) -> tuple[int, int] | None:
-    """(row stride, column stride) in elements of a C-ordered array of `shape`
-    read at every element of `full`: None where its rows are not at one
-    stride from each other (it broadcasts along some leading axes only)."""
+def _row_stride(shape: tuple, full: tuple) -> int | None:
+    """The row stride in elements of a C-ordered array of `shape` read at
+    every element of `full`: None where its rows are not at one stride from
+    each other (it broadcasts along some leading axes only). Its column
+    stride is 1 where it has the full row, else it is read once per row."""
     shape = (1,) * (len(full) - len(shape)) + shape
     strides = [0] * len(shape)
     step = 1
@@ -327,7 +362,7 @@ def _row_strides(shape: tuple, full: tuple) -> tuple[int, int] | None:
             if strides[k] != row * span:
                 return None
         span *= full[k]
-    return (row or 0, strides[-1])
+    return row or 0
 
 
 def _contiguous(value):
@@ -338,34 +373,38 @@ def _contiguous(value):
 
 
 def _mode(cols: int) -> str:
-    """Where a pass finds an earlier pass's values, on the backend in use
-    (see :meth:`RowKernel.source`)."""
+    """How the backend in use runs rows of `cols` elements (see :meth:`RowKernel.source`)."""
     if _core.backend_code() != _core.BACKEND_CUDA:
         return "buffers"
-    return "registers" if cols <= _ROW_SLOTS * 1024 else "recompute"
+    if cols <= 32 * _MOST_SLOTS:
+        return "registers"
+    return "warps" if cols <= _WARP_ROW else "blocks"
 
 
-def _threads(cols: int, mode: str) -> int:
-    """Threads per block: one on the host; on a GPU, enough for each to take
-    at most kRowSlots elements (registers), or 128 (recompute: measured best
-    for a softmax of 1024 columns on an H200 among 32 to 512)."""
-    if mode == "buffers":
-        return 1
-    if mode == "recompute":
-        return 128
-    threads = 32
-    while threads * _ROW_SLOTS < cols:
-        threads *= 2
-    return threads
+def _slots(cols: int) -> int:
+    """A lane's elements of a row of `cols`, as a power of two (fewer instances)."""
+    slots = 1
+    while 32 * slots < cols:
+        slots *= 2
+    return slots
+
+
+def _threads(mode: str) -> int:
+    """Threads per block: one on the host (a block is a row); on a GPU, 4
+    warps, each a row (measured best for a softmax of 1024 columns on an
+    H200 among 1 to 16 warps), or 1024 threads per long row, with the most
+    loads in flight for its one block."""
+    return {"buffers": 1, "blocks": 1024}.get(mode, 128)
 
 
 class _Source:
     """The text of one row kernel, in one of RowKernel.source's modes."""
 
-    def __init__(self, kernel: RowKernel, row_args: frozenset, mode: str):
+    def __init__(self, kernel: RowKernel, row_args: frozenset, mode: str, slots: int):
         self.k = kernel
         self.graph = kernel.graph
         self.mode = mode
+        self.slots = slots
         self.row = {
             n.id: kernel._row_valued_now(n, set(row_args))
             for n in kernel.graph.nodes
@@ -374,11 +413,13 @@ class _Source:
         self.names = _codegen.parameter_names(kernel.leaves)
         self.element_outputs = [n for n in kernel.outputs if not self.row[n.id]]
         roots = [[n.operands[0] for n in p] for p in kernel.passes] + [self.element_outputs]
-        # Registers hold the arguments' elements too; a buffer is no nearer than the argument.
+        # The host keeps ops' values (an argument's element is as near as a buffer's).
+        # Registers keep the arguments' elements too; on the host an argument's
+        # element is as near as a buffer's.
         kinds = {"registers": ("op", "arg"), "buffers": ("op",)}.get(mode, ())
         self.stored = self._stored(roots, kinds)
-        # Element j of a kept value: slot k of the thread's registers, or the buffer's j.
-        self.slot = "k" if mode == "registers" else "j"
+        self.at = "k" if mode == "registers" else "j"  # a kept value's element j
+        self.walk = _WALKS[mode]
 
     def text(self) -> str:
         lines = [
@@ -386,20 +427,23 @@ class _Source:
             "#include <gpuvec/reduce_ops.hpp>",
             "#include <gpuvec/rows.hpp>",
             "",
-            f'extern "C" __global__ void {self.k.name}({self._parameters()}) {{',
+            # the registers a thread may have in a block of this size (a
+            # block of 1024 threads: 64; of 128, with a row in registers: 255)
+            f'extern "C" __global__ void __launch_bounds__({_threads(self.mode)}) '
+            f"{self.k.name}({self._parameters()}) {{",
         ]
-        kept = [(node_id, C_TYPES[self.graph.nodes[node_id].dtype]) for node_id in self.stored]
+        kept = sorted(
+            (node_id, C_TYPES[self.graph.nodes[node_id].dtype]) for node_id in self.stored
+        )
         if self.mode == "buffers":
             lines += [
                 f"  {ctype}* const keep{node_id} = gpuvec::row_buffer<{ctype}, {slot}>(cols);"
-                for slot, (node_id, ctype) in enumerate(sorted(kept))
+                for slot, (node_id, ctype) in enumerate(kept)
             ]
-        lines.append("  for (int64_t r = blockIdx.x; r < rows; r += gridDim.x) {")
+        lines += ["  " + line for line in self.walk["rows"]]
         body: list[str] = []
         if self.mode == "registers":
-            body += [
-                f"{ctype} keep{node_id}[gpuvec::kRowSlots];" for node_id, ctype in sorted(kept)
-            ]
+            body += [f"{ctype} keep{node_id}[{self.slots}];" for node_id, ctype in kept]
         known: set[int] = set()  # the row values computed so far
         self._row_values(body, known)
         for k, reductions in enumerate(self.k.passes):
@@ -413,18 +457,16 @@ class _Source:
 
     def _loop(self, body: list[str]) -> list[str]:
         """A pass's loop over the thread's elements j of the row."""
-        if self.mode == "registers":
+        lane, width = self.walk["lane"], self.walk["width"]
+        if self.mode == "registers":  # unrolled: k is known, so keepN[k] is a register
             head = [
                 "#pragma unroll",
-                "for (int k = 0; k < gpuvec::kRowSlots; ++k) {",
-                "  const int64_t j = threadIdx.x + k * static_cast<int64_t>(blockDim.x);",
-                "  if (j >= cols) break;",
+                f"for (int k = 0; k < {self.slots}; ++k) {{",
+                f"  const int64_t j = {lane} + {width} * k;",
+                "  if (j >= cols) continue;",
             ]
         else:
-            head = [
-                "GPUVEC_ROW_PASS",
-                "for (int64_t j = threadIdx.x; j < cols; j += blockDim.x) {",
-            ]
+            head = ["GPUVEC_ROW_PASS", f"for (int64_t j = {lane}; j < cols; j += {width}) {{"]
         return head + ["  " + line for line in body] + ["}"]
 
     def _closure(self, roots: list[Node], stop) -> dict[int, Node]:
@@ -467,7 +509,7 @@ class _Source:
             if leaf.scalar:
                 params.append(f"{ctype} {name}")
             else:
-                params += [f"const {ctype}* {name}", f"int64_t {name}_r", f"int64_t {name}_c"]
+                params += [f"const {ctype}* {name}", f"int64_t {name}_r"]
         for k, node in enumerate(self.k.outputs):
             params.append(f"{C_TYPES[node.dtype]}* out{k}")
         return ", ".join(params)
@@ -511,16 +553,16 @@ class _Source:
             node = needed[node_id]
             ctype = C_TYPES[node.dtype]
             if node_id in loaded:
-                value = f"keep{node_id}[{self.slot}]"
+                value = f"keep{node_id}[{self.at}]"
             elif node.kind == "arg":
-                value = self._leaf(node, f" + j * {self.names[node_id]}_c")
+                value = self._leaf(node, " + j")  # C-ordered: its row's elements are side by side
             else:
                 value = _codegen.expression(node, names, done)
                 done.add(node_id)
             lines.append(f"const {ctype} v{node_id} = {value};")
             names[node_id] = f"v{node_id}"
             if self.stored.get(node_id) == k:
-                lines.append(f"keep{node_id}[{self.slot}] = v{node_id};")
+                lines.append(f"keep{node_id}[{self.at}] = v{node_id};")
         return lines
 
     def _policy(self, node: Node) -> str:
@@ -543,7 +585,7 @@ class _Source:
         lines += self._loop(loop)
         for n in reductions:
             ctype = C_TYPES[n.dtype]
-            total = f"gpuvec::row_total(p{n.id}, s{n.id})"
+            total = f"{self.walk['total']}(p{n.id}, s{n.id})"
             lines.append(
                 f"const {ctype} v{n.id} = p{n.id}.template finish<{ctype}>({total}, cols);"
             )
@@ -560,7 +602,7 @@ class _Source:
             lines += self._loop(loop)
         for k, node in enumerate(self.k.outputs):
             if self.row[node.id]:
-                lines.append(f"if (threadIdx.x == 0) out{k}[r] = v{node.id};")
+                lines.append(f"if ({self.walk['lane']} == 0) out{k}[r] = v{node.id};")
         return lines
 
 

@@ -2,22 +2,21 @@
 // table's functors and the reduction policies: the total of a reduction
 // over one row, known to every thread that works on the row.
 //
-// A row kernel gives each row of its arrays to one block and walks the row
-// in passes, `for (j = threadIdx.x; j < cols; j += blockDim.x)`: a pass folds
-// the row's elements into a reduction's state (a policy of
-// gpuvec/reduce_ops.hpp, the eager reduction's own), row_total combines the
-// block's states, and a later pass reads the row again (from cache) with
-// that total in hand: softmax's max, then its sum, then the division, in one
-// launch.
+// A row kernel gives each row of its arrays to a warp (rows of up to 2048
+// elements) or to a block (longer rows), and walks the row in passes,
+// `for (j = lane; j < cols; j += width)`: a pass folds the row's elements
+// into a reduction's state (a policy of gpuvec/reduce_ops.hpp, the eager
+// reduction's own), warp_row_total or row_total combines the threads'
+// states, and a later pass reads the row again (from cache) with that total
+// in hand: softmax's max, then its sum, then the division, in one launch. A
+// later pass computes again the element values it needs, which on a GPU
+// costs less than a write and a read.
 //
-// On a GPU the block's threads share a row and row_total combines their
-// states with the reduction engine's block_total (gpuvec/reduce.hpp); a
-// later pass computes again the element values it needs, which costs less
-// than a write and a read. In the host emulation a row kernel is launched
-// with one thread per block, so a thread's state is already the row's total,
-// and the kernel needs no barrier: the emulation runs it as a plain loop,
-// without fibers. There an exp costs more than a trip to cache, so a pass
-// keeps the values a later pass reads in a row_buffer.
+// In the host emulation a row kernel is launched with one thread per block,
+// so a thread's state is already the row's total, and the kernel needs no
+// barrier: the emulation runs it as a plain loop, without fibers. There an
+// exp costs more than a trip to cache, so a pass keeps the values a later
+// pass reads in a row_buffer.
 #ifndef GPUVEC_ROWS_HPP
 #define GPUVEC_ROWS_HPP
 
@@ -28,10 +27,6 @@
 #endif
 
 namespace gpuvec {
-
-// The elements of a row that each GPU thread keeps in registers (a row
-// kernel's "registers" mode: rows of up to kRowSlots * 1024 elements).
-constexpr int kRowSlots = 8;
 
 #if defined(__CUDACC__)
 // Before each pass's loop: unrolled, a thread has several of its loads in
@@ -49,6 +44,21 @@ __device__ __forceinline__ A row_total(const Op& op, A v) {
   __syncthreads();
   v = total;
   __syncthreads();  // `total` may be written again at once, by the next pass
+  return v;
+}
+
+// The total of the warp's states, in every lane: a row of a warp needs no
+// barrier. Every lane of the warp must call it.
+template <class Op, class A>
+__device__ __forceinline__ A warp_row_total(const Op& op, A v) {
+  static_assert(sizeof(A) % sizeof(int) == 0, "a state moves as 32-bit words");
+  v = group_total(op, v, kWarp);  // valid in lane 0, which every lane then reads
+  constexpr int kWords = sizeof(A) / sizeof(int);
+  int words[kWords];
+  memcpy(words, &v, sizeof(A));
+#pragma unroll
+  for (int k = 0; k < kWords; ++k) words[k] = __shfl_sync(kFullMask, words[k], 0);
+  memcpy(&v, words, sizeof(A));
   return v;
 }
 #else
