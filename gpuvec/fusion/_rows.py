@@ -224,7 +224,7 @@ class RowKernel:
         call = _Call(rows, cols, shape, frozenset(row_args), strides, mode, slots, outputs)
         call.kernel = self.kernel(call.row_args, mode, slots)
         call.block = _threads(mode)
-        rows_per_block = 1 if mode in ("blocks", "buffers") else 4
+        rows_per_block = 1 if mode in ("blocks", "buffers") else call.block // 32
         call.grid = min(-(-rows // rows_per_block), 1 << 20) if mode != "buffers" else rows
         return call
 
@@ -418,6 +418,7 @@ class _Source:
         # element is as near as a buffer's.
         kinds = {"registers": ("op", "arg"), "buffers": ("op",)}.get(mode, ())
         self.stored = self._stored(roots, kinds)
+        self.array = self._arrays()
         self.at = "k" if mode == "registers" else "j"  # a kept value's element j
         self.walk = _WALKS[mode]
 
@@ -433,17 +434,18 @@ class _Source:
             f"{self.k.name}({self._parameters()}) {{",
         ]
         kept = sorted(
-            (node_id, C_TYPES[self.graph.nodes[node_id].dtype]) for node_id in self.stored
+            {(self.array[i], C_TYPES[self.graph.nodes[i].dtype]) for i in self.stored},
+            key=lambda pair: int(pair[0].removeprefix("keep")),
         )
         if self.mode == "buffers":
             lines += [
-                f"  {ctype}* const keep{node_id} = gpuvec::row_buffer<{ctype}, {slot}>(cols);"
-                for slot, (node_id, ctype) in enumerate(kept)
+                f"  {ctype}* const {array} = gpuvec::row_buffer<{ctype}, {slot}>(cols);"
+                for slot, (array, ctype) in enumerate(kept)
             ]
         lines += ["  " + line for line in self.walk["rows"]]
         body: list[str] = []
         if self.mode == "registers":
-            body += [f"{ctype} keep{node_id}[{self.slots}];" for node_id, ctype in kept]
+            body += [f"{ctype} {array}[{self.slots}];" for array, ctype in kept]
         known: set[int] = set()  # the row values computed so far
         self._row_values(body, known)
         for k, reductions in enumerate(self.k.passes):
@@ -486,9 +488,10 @@ class _Source:
     def _stored(self, roots: list[list[Node]], kinds: tuple) -> dict[int, int]:
         """The values to keep (of node kinds `kinds`), each with the pass that
         first has it: those a later pass reaches first among the values of
-        earlier passes."""
+        earlier passes. Sets self.last_read: each one's last pass that reads it."""
         stored: dict[int, int] = {}
         computed: dict[int, int] = {}  # node id -> the first pass that has it
+        self.last_read: dict[int, int] = {}
         for k, pass_roots in enumerate(roots):
             earlier = set(computed)
             reached = self._closure(pass_roots, lambda n, earlier=earlier: n.id in earlier)
@@ -497,9 +500,38 @@ class _Source:
                     continue
                 if node_id in earlier:
                     stored.setdefault(node_id, computed[node_id])
+                    self.last_read[node_id] = k
                 else:
                     computed[node_id] = k
         return stored
+
+    def _arrays(self) -> dict[int, str]:
+        """Each kept value's array. In registers, a value takes over the array of
+        one of its dtype whose last read is in the pass that stores it, where the
+        read comes first (a node of a smaller id: lines go in the order of ids):
+        softmax keeps exp(x - max) where x was, 32 registers where 64 would cost
+        the GPU half the warps it could hold."""
+        arrays: dict[int, str] = {}
+        free: list[tuple[int, int]] = []  # (node id, pass after which its array is free)
+        for node_id in sorted(self.stored, key=lambda i: (self.stored[i], i)):
+            dtype = self.graph.nodes[node_id].dtype
+            donor = next(
+                (
+                    d
+                    for d, until in free
+                    if until == self.stored[node_id]
+                    and d < node_id
+                    and self.graph.nodes[d].dtype == dtype
+                ),
+                None,
+            )
+            if self.mode == "registers" and donor is not None:
+                free = [(d, u) for d, u in free if d != donor]
+                arrays[node_id] = arrays[donor]
+            else:
+                arrays[node_id] = f"keep{node_id}"
+            free.append((node_id, self.last_read[node_id]))
+        return arrays
 
     def _parameters(self) -> str:
         params = ["int64_t rows", "int64_t cols"]
@@ -553,7 +585,7 @@ class _Source:
             node = needed[node_id]
             ctype = C_TYPES[node.dtype]
             if node_id in loaded:
-                value = f"keep{node_id}[{self.at}]"
+                value = f"{self.array[node_id]}[{self.at}]"
             elif node.kind == "arg":
                 value = self._leaf(node, " + j")  # C-ordered: its row's elements are side by side
             else:
@@ -562,7 +594,7 @@ class _Source:
             lines.append(f"const {ctype} v{node_id} = {value};")
             names[node_id] = f"v{node_id}"
             if self.stored.get(node_id) == k:
-                lines.append(f"keep{node_id}[{self.at}] = v{node_id};")
+                lines.append(f"{self.array[node_id]}[{self.at}] = v{node_id};")
         return lines
 
     def _policy(self, node: Node) -> str:
