@@ -8,10 +8,12 @@ Softmax is the pattern::
 
 Op by op it reads and writes the whole array five times; as a plan of
 elementwise kernels and eager reductions, four. A row kernel gives each row
-to one block (one thread on the host) and walks it three times: the first
-pass folds the row into the max's state, the second computes ``exp(x - max)``
-and folds it into the sum's, the third writes ``exp(x - max) / sum``. The
-row stays in cache between passes, so memory sees one read and one write.
+to one warp (a block for rows of more than 2048 elements, one thread on the
+host) and walks it three times: the first pass folds the row into the max's
+state, the second computes ``exp(x - max)`` and folds it into the sum's, the
+third writes ``exp(x - max) / sum``. The later passes read the row from
+cache (or registers, for rows of up to 128 elements), so memory sees one
+read and one write.
 
 A function takes this form when every reduction in it is one of
 :data:`POLICIES` over the last axis with ``keepdims=True``, the values it
@@ -19,9 +21,10 @@ returns are of the full shape or of the shape of a reduction's result, and,
 on the arguments of the call, each array's rows sit at one stride from each
 other (any C-ordered array, and any that broadcasts along whole rows or
 columns). Reductions that need nothing of each other's results share a pass
-(a mean and a std of the same row). Each element value is computed in the
-pass that needs it, again in a later pass where that needs it too: cheaper
-on a GPU than a write and a read.
+(a mean and a std of the same row). On a GPU each element value is computed
+in the pass that needs it, and again in a later pass where that needs it
+too, which costs less than a write and a read; on the host a pass keeps such
+values in a buffer of its thread (see :meth:`RowKernel.source`).
 
 The reductions are the eager ones' policies (``gpuvec/reduce_ops.hpp``):
 the same states, NaN propagation and double sums, combined in another order,
