@@ -221,3 +221,23 @@ def test_other_reductions_take_the_steps(rng, body):
     assert not runs_as_row_kernel(fused, x)
     assert next(iter(fused._plans.values())).rows is None
     np.testing.assert_array_equal(fused(x), eager(fused, x))
+
+
+@pytest.mark.parametrize(
+    ("shape", "dtype", "on_gpu"),
+    [
+        ((40, 1000), np.float32, "registers"),  # compiled for rows of 1000
+        ((40, 2048), np.float32, "registers"),
+        ((40, 2048), np.float64, "warps"),  # 16 KiB a row: too many registers a lane
+        ((40, 3000), np.float32, "blocks"),
+    ],
+)
+def test_how_rows_are_taken(backend, rng, shape, dtype, on_gpu):
+    x = on(backend, random_array(rng, shape, dtype))
+    fused = gpuvec.fuse(softmax.__wrapped__)
+    assert runs_as_row_kernel(fused, x)
+    plan = next(iter(fused._plans.values()))
+    call = plan.row_call((x,))
+    assert call.mode == (on_gpu if backend == "cuda" else "buffers")
+    assert (call.fixed == shape[1]) == (call.mode == "registers")
+    assert_close(fused(x), softmax64(host(x)), dtype, n=sum_ulps(dtype, shape[1]))

@@ -12,8 +12,9 @@ to one warp (a block for rows of more than 2048 elements, one thread on the
 host) and walks it three times: the first pass folds the row into the max's
 state, the second computes ``exp(x - max)`` and folds it into the sum's, the
 third writes ``exp(x - max) / sum``. The later passes read the row from
-cache (or registers, for rows of up to 128 elements), so memory sees one
-read and one write.
+registers (rows of up to 2048 float32 or 1024 float64 elements, by a kernel
+compiled for the row length) or from cache, so memory sees one read and one
+write.
 
 A function takes this form when every reduction in it is one of
 :data:`POLICIES` over the last axis with ``keepdims=True``, the values it
@@ -65,13 +66,15 @@ _FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
 # them to keep a GPU busy: one block per row.
 _LONG_ROW = 1 << 16
 _ENOUGH_ROWS = 256
-# On a GPU, rows up to this long go to one warp each, longer ones to a block;
-# a lane keeps up to _MOST_SLOTS elements of a row in registers.
-# Measured on an H200 (softmax, float32): rows of 128 run 1.3x faster from
-# registers; rows of 1024, 1.9x slower (119 registers a thread: a quarter of
-# the warps an SM could hold), so they read their row again from cache.
+# On a GPU, a row of up to _LANE_BYTES per lane of its warp is kept in
+# registers, by a kernel compiled for its length; rows up to _WARP_ROW long go
+# to one warp each, reading the row again in each pass; longer ones to a block.
+# Measured on an H100 (softmax, float32, 8192 rows of 1024): 26.9 us from
+# registers (56 registers a thread, 45% occupancy), 52.2 reading again, and
+# 59-74 from registers with the row length unknown to the compiler (80-128
+# registers: every element's bounds check and address is a register).
+_LANE_BYTES = 256
 _WARP_ROW = 2048
-_MOST_SLOTS = 4
 # How the threads of a GPU block take rows: a warp per row (4 rows at once)
 # or the whole block per row. The host runs one thread per block.
 _WALKS = {
@@ -124,7 +127,7 @@ class _Call:
     row_args: frozenset  # the argument indices read once per row
     strides: dict  # argument index -> its row stride, in elements
     mode: str  # how threads take rows and keep values (RowKernel.source)
-    slots: int  # "registers": each lane's elements of the row
+    fixed: int  # "registers": the row length the kernel is compiled for, else 0
     outputs: list  # (shape, dtype) of each result
     kernel: RawKernel | None = None
     grid: int = 1
@@ -148,6 +151,7 @@ class RowKernel:
         self.outputs = graph.output_nodes()
         self.passes = self._passes()
         self.leaves = [n for n in graph.nodes if n.kind == "arg" or _is_param(n)]
+        self.itemsize = max(n.dtype.itemsize for n in graph.nodes)  # what a kept value may take
         self._calls: dict[tuple, _Call | None] = {}
         self._kernels: dict[tuple, RawKernel] = {}
 
@@ -222,10 +226,10 @@ class RowKernel:
             (row_shape if self._row_valued_now(n, row_args) else shape, n.dtype)
             for n in self.outputs
         ]
-        mode = _mode(cols)
-        slots = _slots(cols) if mode == "registers" else 0
-        call = _Call(rows, cols, shape, frozenset(row_args), strides, mode, slots, outputs)
-        call.kernel = self.kernel(call.row_args, mode, slots)
+        mode = _mode(cols, self.itemsize)
+        fixed = cols if mode == "registers" else 0
+        call = _Call(rows, cols, shape, frozenset(row_args), strides, mode, fixed, outputs)
+        call.kernel = self.kernel(call.row_args, mode, fixed)
         call.block = _threads(mode)
         rows_per_block = 1 if mode in ("blocks", "buffers") else call.block // 32
         call.grid = min(-(-rows // rows_per_block), 1 << 20) if mode != "buffers" else rows
@@ -265,36 +269,38 @@ class RowKernel:
 
     def source_for(self, call: _Call) -> str:
         """The source of the kernel that runs a call laid out as `call`."""
-        return self.source(call.row_args, call.mode, call.slots)
+        return self.source(call.row_args, call.mode, call.fixed)
 
-    def kernel(self, row_args: frozenset, mode: str, slots: int = 0) -> RawKernel:
+    def kernel(self, row_args: frozenset, mode: str, fixed: int = 0) -> RawKernel:
         """The kernel for arguments read once per row at `row_args`, in `mode`
         (see :meth:`source`)."""
-        kernel = self._kernels.get((row_args, mode, slots))
+        kernel = self._kernels.get((row_args, mode, fixed))
         if kernel is None:
-            source = self.source(row_args, mode, slots)
+            source = self.source(row_args, mode, fixed)
             kernel = RawKernel(source, self.name, source_name=f"{self.name}.cu")
-            self._kernels[(row_args, mode, slots)] = kernel
+            self._kernels[(row_args, mode, fixed)] = kernel
         return kernel
 
     # -- the source ------------------------------------------------------------------------------
 
     def source(
-        self, row_args: frozenset = frozenset(), mode: str = "warps", slots: int = 0
+        self, row_args: frozenset = frozenset(), mode: str = "warps", fixed: int = 0
     ) -> str:
         """The kernel's source, for arguments read once per row at `row_args`.
 
         `mode` says how threads take rows, and where a pass finds the element
         values of an earlier pass. On a GPU: ``"registers"`` (rows of up to
-        128 elements: a warp per row, whose shuffles combine the states, and
-        each lane keeps its `slots` elements of the row in registers, from
-        the pass that first reads or computes them), ``"warps"`` (rows of up
+        2048 float32 or 1024 float64 elements: a warp per row, whose shuffles
+        combine the states, and each lane keeps its elements of the row in registers, from the pass
+        that first reads or computes them; compiled for rows of exactly
+        `fixed` elements, so that every index is known and every loop is
+        unrolled), ``"warps"`` (rows of up
         to 2048: a warp per row, each pass reading again, from cache, and
         computing again what it needs) or ``"blocks"`` (longer rows: a block
         per row, likewise). ``"buffers"``: the host, a thread per row, which
         keeps the values later passes need in buffers of its own.
         """
-        return _Source(self, row_args, mode, slots).text()
+        return _Source(self, row_args, mode, fixed).text()
 
 
 def _deepest(node: Node, level: dict[int, int]) -> int:
@@ -375,21 +381,14 @@ def _contiguous(value):
     return np.ascontiguousarray(value)
 
 
-def _mode(cols: int) -> str:
-    """How the backend in use runs rows of `cols` elements (see :meth:`RowKernel.source`)."""
+def _mode(cols: int, itemsize: int) -> str:
+    """How the backend in use runs rows of `cols` elements, whose widest values
+    have `itemsize` bytes (see :meth:`RowKernel.source`)."""
     if _core.backend_code() != _core.BACKEND_CUDA:
         return "buffers"
-    if cols <= 32 * _MOST_SLOTS:
+    if cols * itemsize <= 32 * _LANE_BYTES:
         return "registers"
     return "warps" if cols <= _WARP_ROW else "blocks"
-
-
-def _slots(cols: int) -> int:
-    """A lane's elements of a row of `cols`, as a power of two (fewer instances)."""
-    slots = 1
-    while 32 * slots < cols:
-        slots *= 2
-    return slots
 
 
 def _threads(mode: str) -> int:
@@ -403,11 +402,12 @@ def _threads(mode: str) -> int:
 class _Source:
     """The text of one row kernel, in one of RowKernel.source's modes."""
 
-    def __init__(self, kernel: RowKernel, row_args: frozenset, mode: str, slots: int):
+    def __init__(self, kernel: RowKernel, row_args: frozenset, mode: str, fixed: int):
         self.k = kernel
         self.graph = kernel.graph
         self.mode = mode
-        self.slots = slots
+        self.fixed = fixed
+        self.slots = -(-fixed // 32)  # "registers": a lane's elements of the row
         self.row = {
             n.id: kernel._row_valued_now(n, set(row_args))
             for n in kernel.graph.nodes
@@ -445,6 +445,8 @@ class _Source:
                 f"  {ctype}* const {array} = gpuvec::row_buffer<{ctype}, {slot}>(cols);"
                 for slot, (array, ctype) in enumerate(kept)
             ]
+        if self.fixed:
+            lines += ["  (void)row_length;", f"  constexpr int64_t cols = {self.fixed};"]
         lines += ["  " + line for line in self.walk["rows"]]
         body: list[str] = []
         if self.mode == "registers":
@@ -537,7 +539,8 @@ class _Source:
         return arrays
 
     def _parameters(self) -> str:
-        params = ["int64_t rows", "int64_t cols"]
+        # A kernel compiled for one row length has it as a constant (text()).
+        params = ["int64_t rows", "int64_t row_length" if self.fixed else "int64_t cols"]
         for leaf in self.k.leaves:
             ctype = C_TYPES[leaf.dtype]
             name = self.names[leaf.id]
