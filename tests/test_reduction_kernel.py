@@ -102,9 +102,25 @@ def test_dot_of_two_inputs(backend, rng, n):
 def test_inputs_broadcast_and_numbers_are_inputs(backend, rng):
     rows = random_array(rng, (300, 17), np.float64)
     centre = random_array(rng, 17, np.float64)
-    close(DOT(on(backend, rows), on(backend, centre), axis=1), rows @ centre, np.float64)
-    close(DOT(on(backend, rows), 2.5, axis=0), 2.5 * rows.sum(0), np.float64)
-    close(DOT(3.0, on(backend, centre)), 3.0 * centre.sum(), np.float64)
+    # Sums of terms of both signs: rounding is relative to the terms' sizes (close()).
+    close(
+        DOT(on(backend, rows), on(backend, centre), axis=1),
+        rows @ centre,
+        np.float64,
+        magnitude=np.abs(rows) @ np.abs(centre),
+    )
+    close(
+        DOT(on(backend, rows), 2.5, axis=0),
+        2.5 * rows.sum(0),
+        np.float64,
+        magnitude=2.5 * np.abs(rows).sum(0),
+    )
+    close(
+        DOT(3.0, on(backend, centre)),
+        3.0 * centre.sum(),
+        np.float64,
+        magnitude=3.0 * np.abs(centre).sum(),
+    )
 
 
 @pytest.mark.parametrize("layout", sorted(LAYOUTS))
