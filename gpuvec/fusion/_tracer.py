@@ -110,6 +110,8 @@ class Tracer:
             self.fail(f"{name} mixes NumPy arrays with DeviceArrays")
         if name == "where" and nodes[0].dtype != BOOL:
             self.fail(f"where's condition has dtype {nodes[0].dtype}, not bool")
+        if name == "power" and nodes[1].kind == "const":
+            nodes[1].kwargs["exponent"] = True  # a parameter of the kernel (_codegen.is_literal)
         typed = [Operand(n.dtype, n.weak) for n in (nodes[1:] if name == "where" else nodes)]
         try:
             compute, result = result_dtype(name, typed, dtype)
