@@ -241,3 +241,19 @@ def test_how_rows_are_taken(backend, rng, shape, dtype, on_gpu):
     assert call.mode == (on_gpu if backend == "cuda" else "buffers")
     assert (call.fixed == shape[1]) == (call.mode == "registers")
     assert_close(fused(x), softmax64(host(x)), dtype, n=sum_ulps(dtype, shape[1]))
+
+
+def test_a_value_used_many_times_over_is_planned_in_linear_time(backend, rng):
+    # Each t below is read three times by the next: walking the graph from a
+    # result to find its row values, without remembering the nodes seen,
+    # would take 3^30 steps.
+    @gpuvec.fuse
+    def deep(x):
+        t = x.max(axis=-1, keepdims=True)
+        for _ in range(30):
+            t = gpuvec.minimum(t * t - t, 2.0)
+        return t + x
+
+    x = random_array(rng, (64, 33), np.float64) / 10
+    assert runs_as_row_kernel(deep, on(backend, x))
+    np.testing.assert_array_equal(host(deep(on(backend, x))), eager(deep, x))

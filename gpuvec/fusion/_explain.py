@@ -13,9 +13,9 @@ from __future__ import annotations
 import math
 import textwrap
 
-from gpuvec.fusion._graph import Graph
+from gpuvec.fusion._graph import Graph, shapes
 from gpuvec.fusion._paired import PairedStep
-from gpuvec.fusion._plan import KernelStep, Plan, shapes
+from gpuvec.fusion._plan import KernelStep, Plan
 
 __all__ = ["Explanation"]
 

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-__all__ = ["Graph", "Node"]
+__all__ = ["Graph", "Node", "reduced_shape", "shapes"]
 
 
 @dataclass(eq=False)
@@ -112,3 +112,45 @@ class Graph:
             for o in n.operands:
                 users[o.id].append(n)
         return users
+
+
+def reduced_shape(shape: tuple, axis, keepdims: bool) -> tuple:
+    """The shape of a reduction's result."""
+    ndim = len(shape)
+    if axis is None:
+        axes = set(range(ndim))
+    else:
+        axes = (
+            {a % ndim for a in (axis if isinstance(axis, tuple) else (axis,))} if ndim else set()
+        )
+    if keepdims:
+        return tuple(1 if d in axes else n for d, n in enumerate(shape))
+    return tuple(n for d, n in enumerate(shape) if d not in axes)
+
+
+def shapes(graph: Graph, arguments) -> dict[int, tuple | None]:
+    """Each node's shape on these arguments (None for a number).
+
+    Raises
+    ------
+    ValueError
+        Where the arguments' shapes do not broadcast as the ops need.
+    """
+    found: dict[int, tuple | None] = {}
+    for node in graph.nodes:
+        if node.kind == "arg":
+            found[node.id] = None if node.scalar else tuple(np.shape(arguments[node.index]))
+        elif node.kind == "const":
+            found[node.id] = None
+        elif node.kind == "op":
+            found[node.id] = np.broadcast_shapes(
+                *(found[o.id] for o in node.operands if found[o.id] is not None)
+            )
+        else:
+            shape = reduced_shape(
+                found[node.operands[0].id],
+                node.kwargs.get("axis"),
+                bool(node.kwargs.get("keepdims", False)),
+            )
+            found[node.id] = None if node.scalar else shape
+    return found

@@ -24,8 +24,6 @@ import builtins
 import re
 from dataclasses import dataclass
 
-import numpy as np
-
 from gpuvec import _core, reductions
 from gpuvec.fusion import _codegen
 from gpuvec.fusion._graph import Graph, Node
@@ -182,39 +180,3 @@ def make_plan(graph: Graph, name: str) -> Plan:
             alone = alone and source not in graph.output_nodes()
             steps.append(ReduceStep(node, kernels[source.id] if alone else None))
     return Plan(graph, steps, name, row_kernel(graph, name))
-
-
-def reduced_shape(shape: tuple, axis, keepdims: bool) -> tuple:
-    """The shape of a reduction's result (for counting bytes)."""
-    ndim = len(shape)
-    if axis is None:
-        axes = set(range(ndim))
-    else:
-        axes = (
-            {a % ndim for a in (axis if isinstance(axis, tuple) else (axis,))} if ndim else set()
-        )
-    if keepdims:
-        return tuple(1 if d in axes else n for d, n in enumerate(shape))
-    return tuple(n for d, n in enumerate(shape) if d not in axes)
-
-
-def shapes(graph: Graph, arguments) -> dict[int, tuple | None]:
-    """Each node's shape on these arguments (None for a number)."""
-    found: dict[int, tuple | None] = {}
-    for node in graph.nodes:
-        if node.kind == "arg":
-            found[node.id] = None if node.scalar else tuple(np.shape(arguments[node.index]))
-        elif node.kind == "const":
-            found[node.id] = None
-        elif node.kind == "op":
-            found[node.id] = np.broadcast_shapes(
-                *(found[o.id] for o in node.operands if found[o.id] is not None)
-            )
-        else:
-            shape = reduced_shape(
-                found[node.operands[0].id],
-                node.kwargs.get("axis"),
-                bool(node.kwargs.get("keepdims", False)),
-            )
-            found[node.id] = None if node.scalar else shape
-    return found

@@ -44,7 +44,7 @@ from gpuvec import _core
 from gpuvec.creation import empty
 from gpuvec.device_array import DeviceArray
 from gpuvec.fusion import _codegen
-from gpuvec.fusion._graph import Graph, Node
+from gpuvec.fusion._graph import Graph, Node, shapes
 from gpuvec.kernels import RawKernel
 from gpuvec.kernels._spec import C_TYPES
 
@@ -160,13 +160,10 @@ class RowKernel:
     def _passes(self) -> list[list[Node]]:
         """The reductions, grouped into passes: each after the passes whose
         results it reads."""
-        level: dict[int, int] = {}
+        level: dict[int, int] = {}  # each reduction's pass, from 1
         for node in self.graph.nodes:
-            below = [level[o.id] for o in node.operands if o.id in level]
             if node.kind == "eager":
                 level[node.id] = 1 + _deepest(node.operands[0], level)
-            elif below:
-                level[node.id] = max(below)
         passes: dict[int, list[Node]] = {}
         for node in self.graph.nodes:
             if node.kind == "eager":
@@ -190,8 +187,9 @@ class RowKernel:
         return call
 
     def _layout(self, arguments) -> _Call | None:
-        from_plan = _shapes(self.graph, arguments)
-        if from_plan is None:
+        try:
+            from_plan = shapes(self.graph, arguments)
+        except ValueError:  # they do not broadcast: the steps raise as the eager function would
             return None
         reduced = [from_plan[n.operands[0].id] for p in self.passes for n in p]
         shape = reduced[0]
@@ -202,7 +200,7 @@ class RowKernel:
         if cols < 2 or rows < 1 or (cols > _LONG_ROW and rows < _ENOUGH_ROWS):
             return None
         row_shape = (*shape[:-1], 1)
-        row_args = set()
+        row_args: set[int] = set()
         for node in self.graph.nodes:
             s = from_plan[node.id]
             if s is None:
@@ -211,10 +209,12 @@ class RowKernel:
                 return None
             if node.kind == "arg" and s[-1:] != (cols,):
                 row_args.add(node.index)
-        for node in self.outputs:
-            wanted = row_shape if self._row_valued_now(node, row_args) else shape
-            if from_plan[node.id] != wanted:
-                return None
+        row_valued = _row_valued(self.graph, row_args)
+        outputs = [(row_shape if n.id in row_valued else shape, n.dtype) for n in self.outputs]
+        if any(
+            from_plan[n.id] != wanted for n, (wanted, _) in zip(self.outputs, outputs, strict=True)
+        ):
+            return None
         strides = {}
         for node in self.graph.nodes:
             if node.kind == "arg" and not node.scalar:
@@ -222,10 +222,6 @@ class RowKernel:
                 if found is None:
                     return None
                 strides[node.index] = found
-        outputs = [
-            (row_shape if self._row_valued_now(n, row_args) else shape, n.dtype)
-            for n in self.outputs
-        ]
         mode = _mode(cols, self.itemsize)
         fixed = cols if mode == "registers" else 0
         call = _Call(rows, cols, shape, frozenset(row_args), strides, mode, fixed, outputs)
@@ -234,15 +230,6 @@ class RowKernel:
         rows_per_block = 1 if mode in ("blocks", "buffers") else call.block // 32
         call.grid = min(-(-rows // rows_per_block), 1 << 20) if mode != "buffers" else rows
         return call
-
-    def _row_valued_now(self, node: Node, row_args: set) -> bool:
-        if node.kind == "arg":
-            return node.index in row_args
-        if node.kind == "eager":
-            return True
-        if node.kind == "op":
-            return all(o.scalar or self._row_valued_now(o, row_args) for o in node.operands)
-        return False
 
     # -- running it ------------------------------------------------------------------------------
 
@@ -291,14 +278,14 @@ class RowKernel:
         `mode` says how threads take rows, and where a pass finds the element
         values of an earlier pass. On a GPU: ``"registers"`` (rows of up to
         2048 float32 or 1024 float64 elements: a warp per row, whose shuffles
-        combine the states, and each lane keeps its elements of the row in registers, from the pass
-        that first reads or computes them; compiled for rows of exactly
-        `fixed` elements, so that every index is known and every loop is
-        unrolled), ``"warps"`` (rows of up
-        to 2048: a warp per row, each pass reading again, from cache, and
-        computing again what it needs) or ``"blocks"`` (longer rows: a block
-        per row, likewise). ``"buffers"``: the host, a thread per row, which
-        keeps the values later passes need in buffers of its own.
+        combine the states; each lane keeps its elements of the row in
+        registers from the pass that first reads or computes them; compiled
+        for rows of exactly `fixed` elements, so that every index is known and
+        every loop is unrolled), ``"warps"`` (rows of up to 2048: a warp per
+        row, each pass reading again, from cache, and computing again what it
+        needs) or ``"blocks"`` (longer rows: a block per row, likewise).
+        ``"buffers"``: the host, a thread per row, which keeps the values later
+        passes need in buffers of its own.
         """
         return _Source(self, row_args, mode, fixed).text()
 
@@ -319,6 +306,18 @@ def _deepest(node: Node, level: dict[int, int]) -> int:
     return found
 
 
+def _row_valued(graph: Graph, row_args) -> set[int]:
+    """The nodes that are one value per row: the arguments at `row_args`, the
+    reductions' results, and the ops of such values and numbers."""
+    found: set[int] = set()
+    for node in graph.nodes:  # in the order of the trace: operands first
+        if node.kind == "eager" or (node.kind == "arg" and node.index in row_args):
+            found.add(node.id)
+        elif node.kind == "op" and all(o.scalar or o.id in found for o in node.operands):
+            found.add(node.id)
+    return found
+
+
 def _is_param(node: Node) -> bool:
     """A number the kernel takes as a parameter (inf and NaN; see _codegen.is_literal)."""
     return node.kind == "const" and not _codegen.is_literal(node)
@@ -326,28 +325,6 @@ def _is_param(node: Node) -> bool:
 
 def _is_number(value) -> bool:
     return type(value) in (int, float) or isinstance(value, np.floating)
-
-
-def _shapes(graph: Graph, arguments) -> dict[int, tuple | None] | None:
-    """Each node's shape on `arguments` (None for a number), or None where
-    they do not broadcast (the call then raises as the eager function would)."""
-    found: dict[int, tuple | None] = {}
-    try:
-        for node in graph.nodes:
-            if node.kind == "arg":
-                a = arguments[node.index]
-                found[node.id] = None if node.scalar else tuple(np.shape(a))
-            elif node.kind == "const":
-                found[node.id] = None
-            elif node.kind == "op":
-                operands = [found[o.id] for o in node.operands if found[o.id] is not None]
-                found[node.id] = np.broadcast_shapes(*operands)
-            else:
-                source = found[node.operands[0].id]
-                found[node.id] = (*source[:-1], 1)
-    except ValueError:
-        return None
-    return found
 
 
 def _row_stride(shape: tuple, full: tuple) -> int | None:
@@ -408,15 +385,11 @@ class _Source:
         self.mode = mode
         self.fixed = fixed
         self.slots = -(-fixed // 32)  # "registers": a lane's elements of the row
-        self.row = {
-            n.id: kernel._row_valued_now(n, set(row_args))
-            for n in kernel.graph.nodes
-            if n.kind != "const"
-        }
+        row_valued = _row_valued(kernel.graph, row_args)
+        self.row = {n.id: n.id in row_valued for n in kernel.graph.nodes if n.kind != "const"}
         self.names = _codegen.parameter_names(kernel.leaves)
         self.element_outputs = [n for n in kernel.outputs if not self.row[n.id]]
         roots = [[n.operands[0] for n in p] for p in kernel.passes] + [self.element_outputs]
-        # The host keeps ops' values (an argument's element is as near as a buffer's).
         # Registers keep the arguments' elements too; on the host an argument's
         # element is as near as a buffer's.
         kinds = {"registers": ("op", "arg"), "buffers": ("op",)}.get(mode, ())
