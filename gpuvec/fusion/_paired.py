@@ -30,8 +30,7 @@ import numpy as np
 
 from gpuvec import reductions
 from gpuvec.fusion._graph import Node
-from gpuvec.fusion._plan import Mismatch, Plan, ReduceStep
-from gpuvec.fusion._tracer import classify
+from gpuvec.fusion._plan import Plan, ReduceStep, checked
 
 __all__ = ["PairedStep", "pair_reductions"]
 
@@ -61,10 +60,7 @@ class PairedStep:
             dtype=kwargs.get("dtype"),
         )
         for node, result in zip(self.nodes, results, strict=True):
-            expected = (node.dtype, -1 if node.scalar else node.ndim, node.device, node.weak)
-            if classify(result) != expected:
-                raise Mismatch(f"{node.op} gave {type(result).__name__}")
-            values[node.id] = result
+            values[node.id] = checked(node, result)
 
 
 def _key(node: Node) -> tuple:

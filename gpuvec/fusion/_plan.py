@@ -31,7 +31,7 @@ from gpuvec.fusion._rows import RowKernel, row_kernel
 from gpuvec.fusion._tracer import classify
 from gpuvec.kernels import ElementwiseKernel
 
-__all__ = ["KernelStep", "Mismatch", "Plan", "ReduceStep", "make_plan"]
+__all__ = ["KernelStep", "Mismatch", "Plan", "ReduceStep", "checked", "make_plan"]
 
 
 class Mismatch(Exception):
@@ -77,11 +77,15 @@ class ReduceStep:
     def run(self, values: dict[int, object]) -> None:
         function = getattr(reductions, self.node.op)
         result = function(values[self.node.operands[0].id], **self.node.kwargs)
-        node = self.node
-        expected = (node.dtype, -1 if node.scalar else node.ndim, node.device, node.weak)
-        if classify(result) != expected:
-            raise Mismatch(f"{node.op} gave {type(result).__name__}")
-        values[node.id] = result
+        values[self.node.id] = checked(self.node, result)
+
+
+def checked(node: Node, result):
+    """An eager step's `result` for `node`, which must be of the kind the trace saw."""
+    expected = (node.dtype, -1 if node.scalar else node.ndim, node.device, node.weak)
+    if classify(result) != expected:
+        raise Mismatch(f"{node.op} gave {type(result).__name__}")
+    return result
 
 
 class Plan:
