@@ -124,17 +124,19 @@ def test_numbers_on_either_side_and_in_the_function(rng):
 
 
 def test_a_constant_exponent_is_the_eager_power(backend, rng):
-    # With pow(y, 2) in a kernel's source a compiler computes y * y, which
-    # differs from the math library's powf (the eager power) for about one
-    # float32 in 1400: the exponent reaches the kernel as a parameter.
-    square = gpuvec.fuse(lambda y: y**2)
+    # A compiler that sees pow(y, 3) in a kernel's source may compute it its
+    # own way: the exponent reaches the kernel as a parameter, and the kernel
+    # calls the eager power's functor with it.
+    square, cube = gpuvec.fuse(lambda y: y**2), gpuvec.fuse(lambda y: y**3)
     y = random_array(rng, 1 << 18, np.float32)
-    result, expected = host(square(on(backend, y))), eager(square, y)
+    assert_same(square(on(backend, y)), np.square(y))  # NumPy's y**2, on both backends
+    assert_same(square(on(backend, y)), eager(square, y))
+    result, expected = host(cube(on(backend, y))), eager(cube, y)
     if backend == "host":  # one math library: the same bits
         assert_same(result, expected)
     else:  # NVRTC's pow and nvcc's may round differently
         np.testing.assert_allclose(result, expected, rtol=2 * np.finfo(np.float32).eps)
-    assert "c1" in square.explain(y).kernels[0].in_params  # the 2, as a parameter
+    assert "c1" in cube.explain(y).kernels[0].in_params  # the 3, as a parameter
 
 
 def test_mixed_float32_and_float64(backend, rng):

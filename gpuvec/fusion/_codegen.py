@@ -50,10 +50,10 @@ _GENERATED = re.compile(r"[vtc]\d+")
 
 def is_literal(node: Node) -> bool:
     """A constant written into the source: a finite number (inf and NaN come
-    as parameters, and so does a power's exponent: with ``pow(x, 2)`` in the
-    source a compiler computes ``x * x``, which differs from the math
-    library's pow, the eager power's, in the last bit for about one float32
-    in 1400)."""
+    as parameters, and so does a power's exponent: a compiler that sees
+    ``pow(x, 3.0)`` may compute it otherwise than the math library's pow, as
+    it computes ``pow(x, 2.0)`` as ``x * x``, and the fused power must be the
+    eager one's bits)."""
     return node.kind == "const" and math.isfinite(node.value) and not node.kwargs.get("exponent")
 
 
