@@ -178,18 +178,25 @@ namespace {
 
 constexpr unsigned kFullMask = 0xffffffffu;
 
-// A state moved down a warp by `delta` lanes, within groups of `width` lanes,
-// one 32-bit word at a time.
-template <class A>
-__device__ __forceinline__ A shuffle_down(A v, int delta, int width) {
+// A state moved between the lanes of a warp one 32-bit word at a time, as
+// `move` moves one word (a warp shuffle): a state may be any struct.
+template <class A, class Move>
+__device__ __forceinline__ A shuffle_words(A v, Move move) {
   static_assert(sizeof(A) % sizeof(int) == 0, "a state moves as 32-bit words");
   constexpr int kWords = sizeof(A) / sizeof(int);
   int words[kWords];
   memcpy(words, &v, sizeof(A));
 #pragma unroll
-  for (int k = 0; k < kWords; ++k) words[k] = __shfl_down_sync(kFullMask, words[k], delta, width);
+  for (int k = 0; k < kWords; ++k) words[k] = move(words[k]);
   memcpy(&v, words, sizeof(A));
   return v;
+}
+
+// A state moved down a warp by `delta` lanes, within groups of `width` lanes.
+template <class A>
+__device__ __forceinline__ A shuffle_down(A v, int delta, int width) {
+  return shuffle_words(v,
+                       [=](int word) { return __shfl_down_sync(kFullMask, word, delta, width); });
 }
 
 // The total of each group of `width` lanes (a power of two), valid in the

@@ -51,15 +51,8 @@ __device__ __forceinline__ A row_total(const Op& op, A v) {
 // barrier. Every lane of the warp must call it.
 template <class Op, class A>
 __device__ __forceinline__ A warp_row_total(const Op& op, A v) {
-  static_assert(sizeof(A) % sizeof(int) == 0, "a state moves as 32-bit words");
   v = group_total(op, v, kWarp);  // valid in lane 0, which every lane then reads
-  constexpr int kWords = sizeof(A) / sizeof(int);
-  int words[kWords];
-  memcpy(words, &v, sizeof(A));
-#pragma unroll
-  for (int k = 0; k < kWords; ++k) words[k] = __shfl_sync(kFullMask, words[k], 0);
-  memcpy(&v, words, sizeof(A));
-  return v;
+  return shuffle_words(v, [](int word) { return __shfl_sync(kFullMask, word, 0); });
 }
 #else
 #define GPUVEC_ROW_PASS
