@@ -752,8 +752,7 @@ cdef tuple _normalize_axes(object axis, int ndim, bint single, bint ufunc_like):
 
 def reduce(int op, x, y=None, axis=None, bint keepdims=False, dtype=None,
            threads_per_block=None, stream=None, double ddof=0.0, bint index=False,
-           bint own_dtype=False, str empty_error=None, warn_at_most=None, str warning=None,
-           tuple also_warn=()):
+           bint own_dtype=False, str empty_error=None, tuple warn_if_at_most=()):
     """Runs the reduction `op` of the table over `axis` of x (and y, for dot).
 
     The result's dtype is the row's result column: the compute dtype, int64
@@ -766,8 +765,8 @@ def reduce(int op, x, y=None, axis=None, bint keepdims=False, dtype=None,
     argmax). `own_dtype`: x is read in its own dtype where that is float32,
     float64 or bool (any, all, count_nonzero: a conversion to float32 would
     turn 1e-50 into 0). `empty_error` is the ValueError for rows of no
-    elements; `warning` is the RuntimeWarning for rows of at most
-    `warn_at_most` elements, and each (at_most, warning) of `also_warn` another.
+    elements; each (at_most, text) of `warn_if_at_most` is a RuntimeWarning
+    for rows of at most `at_most` elements.
 
     The rows of two results (mean_var, mean_std) return a tuple of two results
     of the form above, from one result array of a leading dimension 2 (the
@@ -824,9 +823,7 @@ def reduce(int op, x, y=None, axis=None, bint keepdims=False, dtype=None,
         n *= shape[d]
     if n == 0 and empty_error is not None:
         raise ValueError(empty_error)
-    if warn_at_most is not None and n <= warn_at_most:
-        warnings.warn(warning, RuntimeWarning, stacklevel=2)
-    for at_most, text in also_warn:
+    for at_most, text in warn_if_at_most:
         if n <= at_most:
             warnings.warn(text, RuntimeWarning, stacklevel=2)
     if paired:

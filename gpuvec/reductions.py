@@ -38,6 +38,10 @@ __all__ = [
     "var",
 ]
 
+# NumPy's RuntimeWarnings for rows too short for a mean or a deviation.
+_EMPTY_MEAN = "Mean of empty slice."
+_FEW_DEGREES = "Degrees of freedom <= 0 for slice"
+
 
 def sum(x, axis=None, *, dtype=None, keepdims=False, threads_per_block=None, stream=None):
     """Sum of the elements, over all axes or some, like :func:`numpy.sum`.
@@ -220,8 +224,7 @@ def mean(x, axis=None, *, dtype=None, keepdims=False, threads_per_block=None, st
         dtype,
         threads_per_block,
         stream,
-        warn_at_most=0,
-        warning="Mean of empty slice.",
+        warn_if_at_most=((0, _EMPTY_MEAN),),
     )
 
 
@@ -296,8 +299,6 @@ _INTEGERS = {
     ),
 }
 
-_FEW_DEGREES = "Degrees of freedom <= 0 for slice"
-
 
 def var(x, axis=None, *, ddof=0, dtype=None, keepdims=False, threads_per_block=None, stream=None):
     d = scalar_arg(ddof, "ddof")
@@ -311,8 +312,7 @@ def var(x, axis=None, *, ddof=0, dtype=None, keepdims=False, threads_per_block=N
         threads_per_block,
         stream,
         ddof=d,
-        warn_at_most=d,
-        warning=_FEW_DEGREES,
+        warn_if_at_most=((d, _FEW_DEGREES),),
     )
 
 
@@ -328,8 +328,7 @@ def std(x, axis=None, *, ddof=0, dtype=None, keepdims=False, threads_per_block=N
         threads_per_block,
         stream,
         ddof=d,
-        warn_at_most=d,
-        warning=_FEW_DEGREES,
+        warn_if_at_most=((d, _FEW_DEGREES),),
     )
 
 
@@ -400,9 +399,7 @@ def _mean_and_deviation(
         threads_per_block,
         stream,
         ddof=d,
-        warn_at_most=0,
-        warning="Mean of empty slice.",
-        also_warn=((d, _FEW_DEGREES),),
+        warn_if_at_most=((0, _EMPTY_MEAN), (d, _FEW_DEGREES)),
     )
 
 
