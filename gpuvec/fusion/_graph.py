@@ -17,11 +17,12 @@ Node(#2 multiply(#1, #0) -> float32)
 
 from __future__ import annotations
 
+import operator
 from dataclasses import dataclass, field
 
 import numpy as np
 
-__all__ = ["Graph", "Node", "reduced_shape", "shapes"]
+__all__ = ["Graph", "Node", "normalized_axes", "reduced_shape", "shapes"]
 
 
 @dataclass(eq=False)
@@ -114,15 +115,20 @@ class Graph:
         return users
 
 
+def normalized_axes(axis, ndim: int) -> tuple:
+    """A reduction's axis= as sorted non-negative axes: every axis for None,
+    none of a 0-d value's."""
+    if axis is None:
+        return tuple(range(ndim))
+    if not ndim:
+        return ()
+    axes = axis if isinstance(axis, tuple) else (axis,)
+    return tuple(sorted({operator.index(a) % ndim for a in axes}))
+
+
 def reduced_shape(shape: tuple, axis, keepdims: bool) -> tuple:
     """The shape of a reduction's result."""
-    ndim = len(shape)
-    if axis is None:
-        axes = set(range(ndim))
-    else:
-        axes = (
-            {a % ndim for a in (axis if isinstance(axis, tuple) else (axis,))} if ndim else set()
-        )
+    axes = normalized_axes(axis, len(shape))
     if keepdims:
         return tuple(1 if d in axes else n for d, n in enumerate(shape))
     return tuple(n for d, n in enumerate(shape) if d not in axes)

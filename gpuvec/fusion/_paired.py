@@ -23,13 +23,12 @@ step 1: eager gpuvec.mean(x, axis=0) and gpuvec.std(x, axis=0)...: one reduction
 
 from __future__ import annotations
 
-import operator
 from dataclasses import dataclass
 
 import numpy as np
 
 from gpuvec import reductions
-from gpuvec.fusion._graph import Node
+from gpuvec.fusion._graph import Node, normalized_axes
 from gpuvec.fusion._plan import Plan, ReduceStep, checked
 
 __all__ = ["PairedStep", "pair_reductions"]
@@ -68,14 +67,10 @@ def _key(node: Node) -> tuple:
     axes (normalized), keepdims and dtype."""
     kwargs = node.kwargs
     axis = kwargs.get("axis")
-    ndim = node.operands[0].ndim
-    if axis is not None:
-        axes = axis if isinstance(axis, tuple) else (axis,)
-        axis = tuple(sorted(operator.index(a) % ndim for a in axes)) if ndim else axes
     dtype = kwargs.get("dtype")
     return (
         node.operands[0].id,
-        axis,
+        None if axis is None else normalized_axes(axis, node.operands[0].ndim),
         bool(kwargs.get("keepdims")),
         None if dtype is None else np.dtype(dtype),
     )
