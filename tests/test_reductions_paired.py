@@ -207,6 +207,20 @@ def test_nan_and_inf_as_numpy(backend, dtype):
         np.testing.assert_array_equal(host(std), np.std(tall, axis=0))  # NaN where inf or NaN
 
 
+def test_a_sum_that_overflows_makes_the_mean_inf_as_numpy(backend):
+    # NumPy's mean divides the float64 sum, which overflows to +-inf here;
+    # the state's mean itself (about 1.5e308) would be finite. (Rows whose
+    # values span more than the largest float64, [-big, 1.0], give NaN.)
+    big = np.finfo(np.float64).max
+    x = np.array([[big, big * 0.8, big * 0.7], [-big, -big * 0.9, -big * 0.6], [1.0, 2.0, 6.0]])
+    for data, axis in ((x, 1), (x.T.copy(), 0)):
+        mean, _ = _mean_and_deviation(on(backend, data), axis)
+        with np.errstate(over="ignore"):
+            expected = np.mean(data, axis=axis)
+        np.testing.assert_array_equal(host(mean), expected)
+        np.testing.assert_array_equal(host(mean), host(gpuvec.mean(on(backend, data), axis=axis)))
+
+
 def test_empty_warns_as_mean_and_std_do(backend):
     for shape, axis in [((0,), None), ((0, 3), 0), ((3, 0), 1)]:
         x = on(backend, np.zeros(shape))

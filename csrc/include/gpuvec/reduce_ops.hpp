@@ -347,11 +347,16 @@ struct MeanDeviation {
     return {a, nonfinite_sum(a.m2, v, 1, k)};
   }
   // NumPy's mean: NaN for no elements (0 / 0), the sum of the elements that
-  // are not finite where there are some.
+  // are not finite where there are some, and +-inf where the sum of finite
+  // elements overflows (the mean itself is finite: NumPy divides the sum).
+  // Not NumPy's: a row whose values span more than the largest double
+  // ([-DBL_MAX, 1.0]) overflows the state's differences, and gives NaN.
   GPUVEC_HD double mean(const Acc& a) const {
     if (a.nonfinite != 0) return a.nonfinite;  // +-inf, or NaN (NaN != 0)
     if (a.v.count == 0) return NAN;
-    return a.v.mean + a.v.mean_lo;
+    const double m = a.v.mean + a.v.mean_lo;
+    const double sum = m * a.v.count;
+    return math::fabs(sum) <= Variance::kLargest ? m : sum;
   }
   template <class Out>
   GPUVEC_HD void store(Out* p, const Acc& a, int64_t n) const {
