@@ -23,9 +23,12 @@ def ulps_of(dtype, n=1):
 
 
 def assert_close(result, expected, dtype, n=8, atol=0.0):
+    """Within n ulps of expected; a subnormal's ulp is the smallest subnormal
+    (a softmax of float32 rows gives some: exp(-90) is 8e-40)."""
     result, expected = host(result), host(expected)
     assert np.asarray(result).dtype == np.dtype(dtype)
     assert np.shape(result) == np.shape(expected)
+    atol = max(atol, n * float(np.finfo(dtype).smallest_subnormal))
     np.testing.assert_allclose(result, expected, rtol=ulps_of(dtype, n), atol=atol)
 
 
