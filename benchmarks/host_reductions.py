@@ -5,6 +5,11 @@ on the same data, one after the other, and prints the medians and their
 ratio. Run it with GPUVEC_BACKEND=host; for the "one core busy" figures of
 docs/benchmarks.md, start `python3 -c 'while True: pass' &` first.
 
+Each library's batch starts after a pause of SETTLE_S, so that it does not
+share the cores with the other library's threads: after a float64 `np.dot`,
+OpenBLAS keeps a worker spinning on another core for about 0.1 s, and a
+batch started at once would time that worker's load, not its own call.
+
 Usage: python3 benchmarks/host_reductions.py [--repeat N] [--json] [NAME ...]
 (NAME: run only the cases whose label contains it.)
 """
@@ -18,8 +23,13 @@ import numpy as np
 
 import gpuvec as gv
 
+# Longer than OpenBLAS's spin after a call (2**28 cycles by default, its
+# OPENBLAS_THREAD_TIMEOUT=28, about 0.1 s) and than the gpuvec pool's.
+SETTLE_S = 0.3
+
 
 def _median_us(fn, repeat: int) -> float:
+    time.sleep(SETTLE_S)  # the other library's threads go to sleep
     fn()  # warm up: the pool's threads, the pages of the result
     times = []
     for _ in range(repeat):
