@@ -105,12 +105,12 @@ cdef int _threads_per_block(object value) except -1:
 
 
 cdef object _resolve_stream(object stream):
-    """The gpuvec.Stream a call runs on: the given one, else the current one, else None."""
+    """The gpuvec.Stream a call runs on: the given one (another library's as a
+    gpuvec.Stream, which raises TypeError for anything else), else the current
+    one, else None."""
     if stream is None:
         return get_value(_current_stream_var) if _current_stream_var is not None else None
-    if not isinstance(stream, _Stream):
-        raise TypeError(f"stream must be a gpuvec.Stream or None, got {type(stream).__name__}")
-    return stream
+    return stream if isinstance(stream, _Stream) else _Stream(stream)
 
 
 cdef uintptr_t _stream_handle(object stream) except? 0:
@@ -366,7 +366,8 @@ cdef int _mark_used(object stream, arrays) except -1:
         if isinstance(array, _DeviceArray):
             buffer = _buffer_of(array)
             if buffer is not None:
-                buffer.note_use(stream.handle, stream._cuda)
+                # the Stream keeps its stream alive: gpuvec's own, or another library's
+                buffer.note_use(stream.handle, stream)
     return 0
 
 

@@ -10,6 +10,12 @@ another: before reading on the default stream (or a third one) an array that
 ``s`` wrote, call ``s.synchronize()`` or ``synchronize()`` an Event recorded
 on ``s`` after the write, as with CuPy's and PyTorch's streams.
 
+Another library's stream works too: ``stream=`` takes any object of the
+CUDA stream protocol (``__cuda_stream__``: cuda.core's, Numba's and recent
+PyTorch's streams) and CuPy's and PyTorch's streams, and ``gpuvec.Stream(other)`` stands for
+one (for ``with``). gpuvec keeps no memory for such a stream across calls,
+since it cannot see when the stream is destroyed.
+
 On the host backend these objects exist too and everything runs in order;
 events still time (with the host's clock).
 """
@@ -31,6 +37,18 @@ _current_stream: contextvars.ContextVar[Stream | None] = contextvars.ContextVar(
 class Stream:
     """A CUDA stream; ``with stream:`` makes it the current stream.
 
+    Parameters
+    ----------
+    external : object, optional
+        Another library's stream to stand for, instead of a new one: an
+        object of the CUDA stream protocol (``__cuda_stream__``), or a CuPy
+        or PyTorch stream. The Stream keeps it alive, and does not destroy it.
+
+    Raises
+    ------
+    TypeError
+        If ``external`` is not a stream gpuvec can read a handle from.
+
     Examples
     --------
     >>> import gpuvec
@@ -40,21 +58,34 @@ class Stream:
     >>> s.synchronize()
     >>> float(y.sum())
     12.0
+
+    With a GPU, a PyTorch or CuPy stream is used as it is (``stream=`` takes
+    it too): ``with gpuvec.Stream(torch.cuda.Stream()): ...``.
     """
 
-    def __init__(self):
-        self._cuda = _core.CudaStream() if _backend.backend() == "cuda" else None
+    def __init__(self, external=None):
+        on_gpu = _backend.backend() == "cuda"
+        self._external = external
+        if external is None:
+            self._cuda = _core.CudaStream() if on_gpu else None
+            self._handle = self._cuda.address if on_gpu else 0
+        else:
+            self._cuda = None
+            handle = foreign_stream_handle(external)
+            self._handle = handle if on_gpu else 0
         self._tokens: list[contextvars.Token] = []
 
     @property
     def handle(self) -> int:
         """The cudaStream_t as an int (0 on the host backend)."""
-        return self._cuda.address if self._cuda is not None else 0
+        return self._handle
 
     def synchronize(self) -> None:
         """Waits until all work queued on this stream has finished."""
         if self._cuda is not None:
             self._cuda.synchronize()
+        elif self._handle:
+            _core.stream_synchronize(self._handle)
 
     def __enter__(self) -> Stream:
         self._tokens.append(_current_stream.set(self))
@@ -64,7 +95,8 @@ class Stream:
         _current_stream.reset(self._tokens.pop())
 
     def __repr__(self) -> str:
-        return f"<gpuvec.Stream {self.handle:#x}>"
+        of = "" if self._external is None else f" of {type(self._external).__name__}"
+        return f"<gpuvec.Stream {self.handle:#x}{of}>"
 
 
 def current_stream() -> Stream | None:
@@ -72,13 +104,34 @@ def current_stream() -> Stream | None:
     return _current_stream.get()
 
 
-def resolve_stream(stream: Stream | None = None) -> Stream | None:
-    """The stream ops queue on: ``stream``, else the current one, else None (the default)."""
+def foreign_stream_handle(stream) -> int:
+    """The cudaStream_t of another library's stream, as an int.
+
+    Raises
+    ------
+    TypeError
+        For an object that is no stream gpuvec knows how to read.
+    """
+    if hasattr(type(stream), "__cuda_stream__"):  # the CUDA stream protocol
+        _version, handle = stream.__cuda_stream__()
+        return int(handle)
+    module = type(stream).__module__
+    if module.startswith("cupy") and hasattr(stream, "ptr"):
+        return int(stream.ptr)  # CuPy's streams, which predate the protocol
+    if module.startswith("torch") and hasattr(stream, "cuda_stream"):
+        return int(stream.cuda_stream)  # PyTorch's, before it took up the protocol
+    raise TypeError(
+        "stream must be a gpuvec.Stream, another library's stream (with __cuda_stream__, "
+        f"or CuPy's or PyTorch's) or None, got {type(stream).__name__}"
+    )
+
+
+def resolve_stream(stream=None) -> Stream | None:
+    """The stream ops queue on: ``stream`` (another library's as a Stream),
+    else the current one, else None (the default)."""
     if stream is None:
         return _current_stream.get()
-    if not isinstance(stream, Stream):
-        raise TypeError(f"stream must be a gpuvec.Stream or None, got {type(stream).__name__}")
-    return stream
+    return stream if isinstance(stream, Stream) else Stream(stream)
 
 
 def stream_handle(stream: Stream | None = None) -> int:

@@ -2,8 +2,11 @@
 
 A reduction may keep scratch memory (partial sums, staged inputs, result
 slots) per stream. Streams that come and go, as a framework's do, must not
-leave that scratch in gpuvec's pool: after 10^4 of them the pool's usage is
-back within a few MB of where it started.
+leave that scratch behind, in gpuvec's pool or outside it: after 10^4 of them
+the pool's usage is back within a few MB of where it started, and the
+device's free memory within a pool chunk or two. gpuvec keeps scratch only
+for its own streams, which it frees as it destroys them; another library's
+stream (CuPy's, PyTorch's) gets the call's own.
 """
 
 import gc
@@ -28,11 +31,12 @@ def cuda_only(backend):
 
 
 def settled_usage():
-    """The pool's usage once nothing is queued and dropped arrays are gone."""
+    """The pool's usage (in use, reserved) and the device's free memory, once
+    nothing is queued and dropped arrays are gone."""
     gc.collect()
     gpuvec.synchronize()
     info = gpuvec.memory_info()
-    return info["in_use"], info["in_use"] + info["cached"]
+    return info["in_use"], info["in_use"] + info["cached"], info["device_free"]
 
 
 def reduce_once_on_each_of_many_streams(rng, new_stream, as_gpuvec_stream):
@@ -55,12 +59,14 @@ def reduce_once_on_each_of_many_streams(rng, new_stream, as_gpuvec_stream):
 
     for i in range(len(reductions)):  # first uses may set up state that lives on by design
         run(i, check=True)
-    in_use, reserved = settled_usage()
+    in_use, reserved, free = settled_usage()
     for i in range(N_STREAMS):
         run(i, check=i % 997 == 0)
-    after_in_use, after_reserved = settled_usage()
+    after_in_use, after_reserved, after_free = settled_usage()
     assert after_in_use - in_use <= SLACK, (in_use, after_in_use)
     assert after_reserved - reserved <= RESERVE_SLACK, (reserved, after_reserved)
+    # scratch outside the pool (32 KB a stream: 320 MB for 10^4) would show here
+    assert free - after_free <= RESERVE_SLACK, (free, after_free)
     np.testing.assert_array_equal(d.to_host(), x)
 
 
@@ -69,22 +75,15 @@ def test_short_lived_gpuvec_streams_do_not_leak_scratch(backend, rng):
     reduce_once_on_each_of_many_streams(rng, gpuvec.Stream, lambda stream: stream)
 
 
-def gpuvec_stream_for(cupy_stream):
-    """How a CuPy stream is handed to gpuvec's ``stream=``.
-
-    TODO: gpuvec has no way to take a foreign stream yet: ops accept only a
-    gpuvec.Stream (gpuvec/streams.py, resolve_stream), and tests/test_streams.py
-    and tests/test_interop.py pass none. Return what the API takes once it exists.
-    """
-    pytest.skip(
-        "TODO: gpuvec has no way yet to accept a foreign (CuPy) stream: stream= takes "
-        "only a gpuvec.Stream; the gpuvec.Stream variant of this test runs instead"
-    )
-
-
 def test_short_lived_cupy_streams_do_not_leak_scratch(backend, rng):
     cuda_only(backend)
     cp = pytest.importorskip("cupy")
     reduce_once_on_each_of_many_streams(
-        rng, lambda: cp.cuda.Stream(non_blocking=True), gpuvec_stream_for
+        rng, lambda: cp.cuda.Stream(non_blocking=True), lambda stream: stream
     )
+
+
+def test_short_lived_torch_streams_do_not_leak_scratch(backend, rng):
+    cuda_only(backend)
+    torch = pytest.importorskip("torch")
+    reduce_once_on_each_of_many_streams(rng, torch.cuda.Stream, lambda stream: stream)

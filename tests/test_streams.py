@@ -7,6 +7,10 @@ from conftest import random_array
 import gpuvec
 
 
+def host(x):
+    return x.to_host() if isinstance(x, gpuvec.DeviceArray) else x
+
+
 def test_with_stream_sets_the_current_stream(backend):
     s = gpuvec.Stream()
     assert gpuvec.current_stream() is None
@@ -43,6 +47,76 @@ def test_explicit_stream_argument(backend, rng):
     np.testing.assert_array_equal(result.to_host(), 3.0 * x)
     with pytest.raises(TypeError, match=r"stream must be a gpuvec\.Stream"):
         gpuvec.scale(d, 3.0, stream=7)
+
+
+class ProtocolStream:
+    """Another library's stream as the CUDA stream protocol shows it: here the
+    default stream (handle 0), which exists on both backends."""
+
+    def __cuda_stream__(self):
+        return (0, 0)
+
+
+def test_another_librarys_stream_by_the_protocol(backend, rng):
+    x = random_array(rng, 1001, np.float64)
+    d = gpuvec.to_device(x)
+    foreign = ProtocolStream()
+    np.testing.assert_array_equal(host(gpuvec.scale(d, 3.0, stream=foreign)), 3.0 * x)
+    assert float(gpuvec.sum(d, stream=foreign)) == pytest.approx(np.sum(x), rel=1e-12)
+    s = gpuvec.Stream(foreign)
+    assert s.handle == 0
+    assert s._external is foreign  # kept alive, not destroyed
+    assert "ProtocolStream" in repr(s)
+    with s:
+        assert gpuvec.current_stream() is s
+        np.testing.assert_array_equal(host(d + 1.0), x + 1.0)
+    s.synchronize()
+    with pytest.raises(TypeError, match=r"another library's stream .* got object"):
+        gpuvec.Stream(object())
+
+
+def test_a_torch_stream_orders_gpuvec_after_torch(backend):
+    # PyTorch fills a tensor on its stream after a long sleep; gpuvec, on the
+    # same stream, must read the filled values, not what was there before.
+    if backend != "cuda":
+        pytest.skip("PyTorch's streams need a GPU")
+    torch = pytest.importorskip("torch")
+    t = torch.zeros(1 << 20, dtype=torch.float32, device="cuda")
+    torch.cuda.synchronize()
+    s = torch.cuda.Stream()
+    with torch.cuda.stream(s):
+        torch.cuda._sleep(50_000_000)  # about 20-50 ms of GPU time
+        t.fill_(2.0)
+    d = gpuvec.asarray(t)  # zero-copy
+    total = gpuvec.sum(d, stream=s)
+    doubled = gpuvec.multiply(d, 2.0, stream=s)
+    assert doubled._stream.handle == s.cuda_stream
+    assert float(total) == 2.0 * t.numel()
+    np.testing.assert_array_equal(doubled.to_host(), np.full(t.numel(), 4.0, np.float32))
+
+
+def test_a_cupy_stream_orders_gpuvec_after_cupy(backend):
+    if backend != "cuda":
+        pytest.skip("CuPy's streams need a GPU")
+    cp = pytest.importorskip("cupy")
+    late_fill = cp.RawKernel(
+        r"""
+        extern "C" __global__ void late_fill(float* a, int n, long long cycles) {
+          const long long start = clock64();
+          while (clock64() - start < cycles) {}
+          for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x)
+            a[i] = 3.0f;
+        }""",
+        "late_fill",
+    )
+    a = cp.zeros(1 << 20, dtype=cp.float32)
+    cp.cuda.Device().synchronize()
+    s = cp.cuda.Stream(non_blocking=True)
+    with s:  # 5 * 10^7 cycles: tens of milliseconds
+        late_fill((64,), (256,), (a, np.int32(a.size), np.int64(50_000_000)))
+    result = gpuvec.multiply(gpuvec.asarray(a), 2.0, stream=s)
+    assert result._stream.handle == s.ptr
+    np.testing.assert_array_equal(result.to_host(), np.full(a.size, 6.0, np.float32))
 
 
 def test_memory_used_on_another_stream_is_freed_after_it(backend, rng):

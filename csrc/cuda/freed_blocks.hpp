@@ -10,9 +10,11 @@
 // safe: every later use of the block is queued after every earlier one, and
 // uses on other streams were ordered before the free with an event wait
 // queued on the freeing stream (see _wait_for_uses in gpuvec/_memory.pxi).
-// The streams are the default streams and gpuvec's own: a stream's blocks go
-// back to the pool before gpuvec destroys it (release_freed_blocks_of), since
-// its handle can then be reused by a stream not ordered after its work.
+// The streams are the default streams and gpuvec's own (known_streams.hpp):
+// a stream's blocks go back to the pool before gpuvec destroys it
+// (release_freed_blocks_of), since its handle can then be reused by a stream
+// not ordered after its work; memory freed on another library's stream goes
+// back to the pool at once.
 #ifndef GPUVEC_CUDA_FREED_BLOCKS_HPP
 #define GPUVEC_CUDA_FREED_BLOCKS_HPP
 

@@ -39,8 +39,12 @@ class StreamMemory {
 // (or null) and the plan's extra parameter.
 template <class Launch>
 void run_plan(const ReducePlan& plan, cudaStream_t s, Launch&& launch) {
+  std::optional<ScratchLease> lease;
   ReductionScratch scratch{nullptr, nullptr};
-  if (plan.ticket || plan.partials == ReducePartials::kStream) scratch = reduction_scratch(s);
+  if (plan.ticket || plan.partials == ReducePartials::kStream) {
+    lease.emplace(s);
+    scratch = lease->scratch();
+  }
   void* partial = plan.partials == ReducePartials::kStream ? scratch.partials : nullptr;
   std::optional<StreamMemory> own;
   if (plan.partials == ReducePartials::kAllocated) {

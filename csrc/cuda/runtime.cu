@@ -12,6 +12,7 @@
 #include "check.cuh"
 #include "freed_blocks.hpp"
 #include "gpuvec/runtime.h"
+#include "known_streams.hpp"
 #include "launch.cuh"
 #include "pinned_results.hpp"
 #include "result_slots.hpp"
@@ -136,7 +137,11 @@ void deallocate(void* ptr, size_t bytes, gpuvec_stream stream) {
   if (ptr == nullptr) return;
   const cudaStream_t s = as_cuda_stream(stream);
   handed_out[current_device()].fetch_sub(bytes, std::memory_order_relaxed);
-  keep_freed_block(current_device(), ptr, bytes, s);
+  if (is_known_stream(s)) {
+    keep_freed_block(current_device(), ptr, bytes, s);
+  } else {
+    GPUVEC_CUDA_CHECK(cudaFreeAsync(ptr, s));  // see known_streams.hpp
+  }
 }
 
 }  // namespace gpuvec::cuda
@@ -299,12 +304,19 @@ gpuvec_status gpuvec_cuda_stream_create(gpuvec_stream* stream) {
   return guard([&] {
     cudaStream_t s = nullptr;
     GPUVEC_CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+    try {
+      gpuvec::cuda::note_created_stream(s);
+    } catch (...) {
+      cudaStreamDestroy(s);
+      throw;
+    }
     *stream = s;
   });
 }
 
 gpuvec_status gpuvec_cuda_stream_destroy(gpuvec_stream stream) {
   return guard([&] {
+    gpuvec::cuda::note_destroyed_stream(as_cuda_stream(stream));
     gpuvec::cuda::forget_reduction_scratch(as_cuda_stream(stream));
     gpuvec::cuda::release_freed_blocks_of(as_cuda_stream(stream));
     GPUVEC_CUDA_CHECK(cudaStreamDestroy(as_cuda_stream(stream)));

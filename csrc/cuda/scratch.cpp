@@ -6,7 +6,9 @@
 #include <thread>
 #include <tuple>
 
+#include "../kit/backends.hpp"
 #include "check.cuh"
+#include "known_streams.hpp"
 #include "launch.cuh"
 
 namespace gpuvec::cuda {
@@ -29,27 +31,25 @@ std::map<Key, ReductionScratch>& scratches() {
   return *map;
 }
 
-}  // namespace
+// The bytes of a scratch: the partials, then the ticket.
+constexpr size_t kScratchBytes = kReductionScratchBytes + sizeof(unsigned int);
 
-ReduceDevice reduce_device() {
-  return {multiprocessor_count(), static_cast<int64_t>(kReductionScratchBytes),
-          kMaxReductionBlocks};
+ReductionScratch scratch_at(void* memory) {
+  return {static_cast<double*>(memory),
+          reinterpret_cast<unsigned int*>(static_cast<char*>(memory) + kReductionScratchBytes)};
 }
 
-ReductionScratch reduction_scratch(cudaStream_t stream) {
+// The kept scratch of `stream`, made on first use.
+ReductionScratch kept_scratch(cudaStream_t stream) {
   Key key{0, stream, {}};
   GPUVEC_CUDA_CHECK(cudaGetDevice(&key.device));
   if (stream == cudaStreamPerThread) key.thread = std::this_thread::get_id();
   std::lock_guard<std::mutex> lock(scratch_mutex);
   auto found = scratches().find(key);
   if (found != scratches().end()) return found->second;
-  // One allocation: the partials, then the ticket.
   void* memory = nullptr;
-  const size_t partial_bytes = kReductionScratchBytes;
-  GPUVEC_CUDA_CHECK(cudaMalloc(&memory, partial_bytes + sizeof(unsigned int)));
-  ReductionScratch scratch{
-      static_cast<double*>(memory),
-      reinterpret_cast<unsigned int*>(static_cast<char*>(memory) + partial_bytes)};
+  GPUVEC_CUDA_CHECK(cudaMalloc(&memory, kScratchBytes));
+  const ReductionScratch scratch = scratch_at(memory);
   const cudaError_t zeroed = cudaMemsetAsync(scratch.ticket, 0, sizeof(unsigned int), stream);
   if (zeroed != cudaSuccess) {
     cudaFree(memory);
@@ -57,6 +57,36 @@ ReductionScratch reduction_scratch(cudaStream_t stream) {
   }
   scratches().emplace(key, scratch);
   return scratch;
+}
+
+}  // namespace
+
+ReduceDevice reduce_device() {
+  return {multiprocessor_count(), static_cast<int64_t>(kReductionScratchBytes),
+          kMaxReductionBlocks};
+}
+
+ScratchLease::ScratchLease(cudaStream_t stream) : stream_(stream) {
+  if (is_known_stream(stream)) {
+    scratch_ = kept_scratch(stream);
+    return;
+  }
+  void* memory = allocate(kScratchBytes, stream);
+  scratch_ = scratch_at(memory);
+  own_ = true;
+  const cudaError_t zeroed = cudaMemsetAsync(scratch_.ticket, 0, sizeof(unsigned int), stream);
+  if (zeroed != cudaSuccess) {
+    deallocate(memory, kScratchBytes, stream);
+    check(zeroed, "cudaMemsetAsync(ticket)");
+  }
+}
+
+ScratchLease::~ScratchLease() {
+  if (!own_) return;
+  try {
+    deallocate(scratch_.partials, kScratchBytes, stream_);
+  } catch (...) {  // NOLINT(bugprone-empty-catch): a failed free must not hide the call's result
+  }
 }
 
 void forget_reduction_scratch(cudaStream_t stream) noexcept {

@@ -31,8 +31,23 @@ constexpr size_t kReductionScratchBytes = kMaxReductionBlocks * sizeof(double);
 // and of this scratch (gpuvec/reduce.hpp).
 ReduceDevice reduce_device();
 
-// The scratch of `stream` on the current device, made on first use.
-ReductionScratch reduction_scratch(cudaStream_t stream);
+// The scratch of a reduction on `stream`, for as long as this object lives:
+// the stream's own (made on first use, kept until the stream is destroyed)
+// where gpuvec sees the stream's lifetime (known_streams.hpp), else the
+// call's own, zeroed on the stream and freed in stream order afterwards.
+class ScratchLease {
+ public:
+  explicit ScratchLease(cudaStream_t stream);
+  ~ScratchLease();
+  ScratchLease(const ScratchLease&) = delete;
+  ScratchLease& operator=(const ScratchLease&) = delete;
+  const ReductionScratch& scratch() const { return scratch_; }
+
+ private:
+  ReductionScratch scratch_{nullptr, nullptr};
+  cudaStream_t stream_;
+  bool own_ = false;  // the call's own memory, freed by the destructor
+};
 
 // Frees the scratch of a stream that is about to be destroyed (so that a new
 // stream given the same handle starts afresh). It waits for the device.

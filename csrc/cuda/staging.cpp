@@ -47,6 +47,7 @@
 #include "../kit/error.hpp"
 #include "check.cuh"
 #include "gpuvec/walk.hpp"
+#include "known_streams.hpp"
 #include "pinned_results.hpp"
 #include "staging.hpp"
 
@@ -84,6 +85,7 @@ struct Stager {
         GPUVEC_CUDA_CHECK(cudaMalloc(&slot.device[k], kChunkBytes));
       }
       GPUVEC_CUDA_CHECK(cudaStreamCreateWithFlags(&slot.stream, cudaStreamNonBlocking));
+      note_created_stream(slot.stream);  // never destroyed: its reductions keep their scratch
       GPUVEC_CUDA_CHECK(cudaEventCreateWithFlags(&slot.done, cudaEventDisableTiming));
     }
     ready = true;
