@@ -83,7 +83,8 @@ int current_cpu() {
 // worker on the core of the thread that woke it, and then leaves the two
 // there for a whole loop of calls while the other core idles: both are busy
 // in turns, so neither looks movable. Measured on 2 cores: a 2^22 float64
-// sum took 1.1 ms instead of 0.57 in about a third of the loops of 30 calls.
+// sum took 1.1 ms instead of 0.57 in 6 of 10 loops of 30 calls (see
+// docs/benchmarks.md, "a worker kept off its caller's core").
 void move_off(int cpu) {
 #if defined(__linux__)
   cpu_set_t allowed;
