@@ -118,6 +118,29 @@ void column_run(const Op& op, const T* x, int64_t stride, int64_t first, int len
   }
 }
 
+// The totals of side-by-side rows from their blocks' states, block-major
+// (partial[blk * m + c] for row c of m), into out: kGroup rows at a time, so
+// that each cache line of states is read once. (Row-major states, as
+// finish_rows takes, would cost the blocks a scattered store per row: 9% of
+// a 4096 x 4096 column mean.)
+template <class Op, class Out>
+void finish_columns(const Layout<2>& rows, const Op& op, int64_t n, int64_t blocks,
+                    const std::vector<typename Op::Acc>& partial, Out* out) {
+  constexpr int64_t kGroup = 8;
+  const int64_t m = rows.size;
+  std::vector<typename Op::Acc> group(kGroup * blocks);
+  for (int64_t c0 = 0; c0 < m; c0 += kGroup) {
+    const int64_t width = m - c0 < kGroup ? m - c0 : kGroup;
+    for (int64_t blk = 0; blk < blocks; ++blk) {
+      for (int64_t i = 0; i < width; ++i) group[i * blocks + blk] = partial[blk * m + c0 + i];
+    }
+    for (int64_t i = 0; i < width; ++i) {
+      store_row(op, out + (c0 + i) * rows.strides[0][0],
+                pairwise_total(op, &group[i * blocks], blocks), n);
+    }
+  }
+}
+
 // Side-by-side rows (x's row stride 1), each at one stride: chunks of
 // columns, each run of a chunk read in memory order. Chunks are as wide as
 // the matrix up to kMaxChunk columns, so that its rows are read in long
@@ -173,11 +196,11 @@ void run_columns(const Layout<2>& rows, const Layout<1>& row, const Op& op, cons
       if (blocks == 1) {
         store_row(op, out + (c0 + c) * rows.strides[0][0], acc[c], n);
       } else {
-        partial[(c0 + c) * blocks + blk] = acc[c];
+        partial[blk * m + c0 + c] = acc[c];
       }
     }
   });
-  if (blocks > 1) finish_rows(rows, op, n, blocks, partial, out);
+  if (blocks > 1) finish_columns(rows, op, n, blocks, partial, out);
 }
 
 // -- min, max, argmin and argmax of contiguous rows --------------------------
