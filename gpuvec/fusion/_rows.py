@@ -393,7 +393,7 @@ class _Source:
         # Registers keep the arguments' elements too; on the host an argument's
         # element is as near as a buffer's.
         kinds = {"registers": ("op", "arg"), "buffers": ("op",)}.get(mode, ())
-        self.stored = self._stored(roots, kinds)
+        self.stored, self.last_read = self._stored(roots, kinds)
         self.array = self._arrays()
         self.at = "k" if mode == "registers" else "j"  # a kept value's element j
         self.walk = _WALKS[mode]
@@ -463,13 +463,15 @@ class _Source:
                 stack.extend(node.operands)
         return needed
 
-    def _stored(self, roots: list[list[Node]], kinds: tuple) -> dict[int, int]:
+    def _stored(
+        self, roots: list[list[Node]], kinds: tuple
+    ) -> tuple[dict[int, int], dict[int, int]]:
         """The values to keep (of node kinds `kinds`), each with the pass that
         first has it: those a later pass reaches first among the values of
-        earlier passes. Sets self.last_read: each one's last pass that reads it."""
+        earlier passes; and each one's last pass that reads it."""
         stored: dict[int, int] = {}
         computed: dict[int, int] = {}  # node id -> the first pass that has it
-        self.last_read: dict[int, int] = {}
+        last_read: dict[int, int] = {}
         for k, pass_roots in enumerate(roots):
             earlier = set(computed)
             reached = self._closure(pass_roots, lambda n, earlier=earlier: n.id in earlier)
@@ -478,10 +480,10 @@ class _Source:
                     continue
                 if node_id in earlier:
                     stored.setdefault(node_id, computed[node_id])
-                    self.last_read[node_id] = k
+                    last_read[node_id] = k
                 else:
                     computed[node_id] = k
-        return stored
+        return stored, last_read
 
     def _arrays(self) -> dict[int, str]:
         """Each kept value's array. In registers, a value takes over the array of
