@@ -53,23 +53,10 @@ from gpuvec.fusion import fuse
 from gpuvec.kernels import ElementwiseKernel, Kernel, RawKernel, ReductionKernel, SourceModule
 from gpuvec.manipulation import broadcast_to, concatenate, expand_dims, squeeze, stack
 from gpuvec.memory import free_cached, memory_info, memory_limit, set_memory_limit
-from gpuvec.reductions import (
-    all,
-    any,
-    argmax,
-    argmin,
-    count_nonzero,
-    dot,
-    max,
-    mean,
-    min,
-    nanmean,
-    nansum,
-    prod,
-    std,
-    sum,
-    var,
-)
+
+# The reductions (sum, mean, ...), one per public reduction row of the op table.
+from gpuvec.reductions import *  # noqa: F403
+from gpuvec.reductions import __all__ as _reductions
 from gpuvec.streams import Event, Stream, current_stream
 
 # The plain elementwise functions (add, exp, ...), one per row of the op table.
@@ -96,16 +83,52 @@ def load_ipython_extension(ipython) -> None:
 
 
 def get_include() -> str:
-    """The folder of gpuvec's C headers, for extensions that call its C ABI.
+    """The folder of gpuvec's C headers, for extensions that call gpuvec from C.
 
-    Its ``gpuvec/gpuvec.h`` declares the ABI; ``gpuvec/_abi.pxd`` declares the
-    same to Cython (``from gpuvec._abi cimport *``).
+    gpuvec's compiled module exports no C function to link against: another
+    extension calls gpuvec through its C API, as NumPy's do through
+    ``import_array()``. ``gpuvec/api.h`` declares it: ``gpuvec_api``, a
+    versioned table of pointers to the functions of ``gpuvec/gpuvec.h`` (the
+    ops, the op tables, the last error, CUDA memory and copies), and
+    ``import_gpuvec()``, which the extension's module init calls to take the
+    table from the capsule ``gpuvec._core._C_API`` (raising ``ImportError``
+    if the installed gpuvec is older than the headers it was built with).
+    Cython code cimports the same from ``gpuvec/_abi.pxd``, in the folder
+    above this one.
+
+    Returns
+    -------
+    str
+        The folder to add to the compiler's include path; ``gpuvec/api.h`` and
+        ``gpuvec/gpuvec.h`` are in it.
+
+    See Also
+    --------
+    numpy.get_include : the same for NumPy's C API.
+
+    Notes
+    -----
+    In C, after ``import_gpuvec()`` has succeeded in the module's init::
+
+        #include "gpuvec/api.h"  /* first: it includes Python.h */
+
+        gpuvec_launch launch = {GPUVEC_BACKEND_HOST, 0, NULL};
+        gpuvec_status status = gpuvec_api_table->elementwise(
+            add, &out, inputs, 2, NULL, GPUVEC_FLOAT64, &launch);
+        if (status != GPUVEC_SUCCESS)
+            PyErr_SetString(PyExc_ValueError, gpuvec_api_table->last_error_message());
+
+    where ``add`` is the code that ``gpuvec_api_table->elementwise_ops()``
+    gives the row named ``"add"``. Notebook 08's lab extension does this in
+    Cython.
 
     Examples
     --------
     >>> import os, gpuvec
-    >>> os.path.isfile(os.path.join(gpuvec.get_include(), "gpuvec", "gpuvec.h"))
+    >>> os.path.isfile(os.path.join(gpuvec.get_include(), "gpuvec", "api.h"))
     True
+    >>> type(gpuvec._core._C_API).__name__  # the table that import_gpuvec() reads
+    'PyCapsule'
     """
     return os.path.join(os.path.dirname(_core.__file__), "include")
 
@@ -125,11 +148,7 @@ __all__ = [
     "ReductionKernel",
     "SourceModule",
     "Stream",
-    "all",
-    "any",
     "arange",
-    "argmax",
-    "argmin",
     "asarray",
     "asnumpy",
     "asum",
@@ -139,11 +158,9 @@ __all__ = [
     "broadcast_to",
     "clip",
     "concatenate",
-    "count_nonzero",
     "current_device",
     "current_stream",
     "devices",
-    "dot",
     "empty",
     "empty_like",
     "expand_dims",
@@ -155,34 +172,25 @@ __all__ = [
     "get_include",
     "get_precision",
     "is_available",
-    "max",
-    "mean",
     "memory_info",
     "memory_limit",
-    "min",
-    "nanmean",
-    "nansum",
     "norm",
     "ones",
     "ones_like",
     "precision",
-    "prod",
     "scale",
     "set_backend",
     "set_memory_limit",
     "set_precision",
     "squeeze",
     "stack",
-    "std",
-    "sum",
     "synchronize",
     "to_device",
-    "var",
     "where",
     "zeros",
     "zeros_like",
 ]
-__all__ += _ufuncs  # the functions of the op table
+__all__ += _ufuncs + _reductions  # the functions of the op table
 
 # Check GPUVEC_BACKEND; the first call that needs a backend picks it (CUDA where
 # it can run) and warns once on fallback.

@@ -7,15 +7,23 @@ from __future__ import annotations
 
 import sys
 import time
+import warnings
 
 import numpy as np
 
+import gpuvec as gv
+from gpuvec import _core
+from gpuvec._backend import _cuda_unusable_reason
+from gpuvec._errors import HostFallbackWarning
 
-def _describe_backend(gv) -> None:
-    print(f"gpuvec {gv.__version__}: backend '{gv.backend()}'")
-    if gv.backend() == "cuda":
-        from gpuvec import _core
 
+def _describe_backend() -> None:
+    # The fallback's reason is printed below, once: not as a warning too.
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", HostFallbackWarning)
+        name = gv.backend()
+    print(f"gpuvec {gv.__version__}: backend '{name}'")
+    if name == "cuda":
         runtime, driver = _core.cuda_versions()
         for d in gv.devices():
             major, minor = d["compute_capability"]
@@ -25,8 +33,6 @@ def _describe_backend(gv) -> None:
             )
         print(f"  CUDA runtime {runtime[0]}.{runtime[1]}, driver {driver[0]}.{driver[1]}")
     else:
-        from gpuvec._backend import _cuda_unusable_reason
-
         print(f"  why not CUDA: {_cuda_unusable_reason() or 'the host backend was selected'}")
 
 
@@ -72,9 +78,7 @@ def _timings(gv, rng, n=1 << 24) -> None:
 
 
 def main() -> int:
-    import gpuvec as gv
-
-    _describe_backend(gv)
+    _describe_backend()
     rng = np.random.default_rng()
     print("\nClassic examples, checked against NumPy:")
     checks = _examples(gv, rng)

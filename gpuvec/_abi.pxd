@@ -115,6 +115,14 @@ cdef extern from "gpuvec/gpuvec.h" nogil:
         const char* summary
         int result
         int reads_truth
+        const char* numpy
+        const char* functor
+        int exact
+        int host_ulps
+        int cuda_ulps
+        const char* ufunc
+        const char* traits
+        const char* warning
 
     const gpuvec_op_info* gpuvec_elementwise_ops(int* count)
     const gpuvec_op_info* gpuvec_reduce_ops(int* count)
@@ -244,3 +252,63 @@ cdef extern from "gpuvec/kernels.h" nogil:
                                        const char* const* name_expressions, int n_names,
                                        gpuvec_nvrtc_output* output)
     void gpuvec_nvrtc_output_free(gpuvec_nvrtc_output* output)
+
+
+# gpuvec/api.h: the C API for other extensions. gpuvec._core exports no C symbol,
+# so another extension cannot link the functions above: it calls them through
+# this table, which gpuvec._core publishes as the capsule gpuvec._core._C_API
+# (gpuvec/_capi.pxi). In its module: `import_gpuvec()` once, then for example
+# `gpuvec_api_table.elementwise(...)`. The table only grows (api.h's version rule).
+cdef extern from "gpuvec/api.h" nogil:
+    enum:
+        GPUVEC_API_VERSION
+    const char* GPUVEC_API_CAPSULE_NAME
+
+    ctypedef struct gpuvec_api:
+        uint32_t abi_version
+        uint32_t size
+        # Version 1.
+        const gpuvec_op_info* (*elementwise_ops)(int* count) noexcept nogil
+        const gpuvec_op_info* (*reduce_ops)(int* count) noexcept nogil
+        gpuvec_status (*elementwise)(gpuvec_op op, const gpuvec_array* out,
+                                     const gpuvec_array* inputs, int n_inputs,
+                                     const double* params, gpuvec_dtype compute,
+                                     const gpuvec_launch* launch) noexcept nogil
+        gpuvec_status (*reduce)(gpuvec_reduce_op op, const gpuvec_array* out,
+                                const gpuvec_array* x, const gpuvec_array* y, int reduced_ndim,
+                                gpuvec_dtype compute, double ddof,
+                                const gpuvec_launch* launch) noexcept nogil
+        gpuvec_status (*copy)(const gpuvec_array* out, const gpuvec_array* src,
+                              const gpuvec_launch* launch) noexcept nogil
+        gpuvec_status (*count_true)(const gpuvec_array* mask, int64_t* count,
+                                    const gpuvec_launch* launch) noexcept nogil
+        gpuvec_status (*compress)(const gpuvec_array* out, const gpuvec_array* x,
+                                  const gpuvec_array* mask,
+                                  const gpuvec_launch* launch) noexcept nogil
+        gpuvec_status (*expand)(const gpuvec_array* x, const gpuvec_array* mask,
+                                const gpuvec_array* values,
+                                const gpuvec_launch* launch) noexcept nogil
+        const char* (*last_error_message)() noexcept nogil
+        int (*last_error_cuda_code)() noexcept nogil
+        const char* (*last_error_cuda_name)() noexcept nogil
+        int (*cuda_built)() noexcept nogil
+        gpuvec_status (*cuda_versions)(int* runtime_version,
+                                       int* driver_version) noexcept nogil
+        gpuvec_status (*cuda_device_count)(int* count) noexcept nogil
+        gpuvec_status (*cuda_get_device)(int* device) noexcept nogil
+        gpuvec_status (*cuda_alloc)(size_t nbytes, gpuvec_stream stream,
+                                    void** ptr) noexcept nogil
+        gpuvec_status (*cuda_free)(void* ptr, size_t bytes, gpuvec_stream stream) noexcept nogil
+        gpuvec_status (*cuda_copy_to_device)(void* dst, const void* src, size_t nbytes,
+                                             gpuvec_stream stream) noexcept nogil
+        gpuvec_status (*cuda_copy_to_host)(void* dst, const void* src, size_t nbytes,
+                                           gpuvec_stream stream) noexcept nogil
+        gpuvec_status (*cuda_stream_synchronize)(gpuvec_stream stream) noexcept nogil
+
+    # This module's table: NULL until import_gpuvec() succeeds.
+    const gpuvec_api* gpuvec_api_table
+
+
+cdef extern from "gpuvec/api.h":
+    # Sets gpuvec_api_table, or raises ImportError (a too old gpuvec, say).
+    int import_gpuvec() except -1

@@ -43,11 +43,30 @@ def _cuda_unusable_reason() -> str | None:
         count = _core.cuda_device_count()
     except CudaError as exc:
         if exc.name == "cudaErrorInsufficientDriver":
-            return f"no NVIDIA driver new enough for CUDA was found ({exc})"
+            return _driver_problem()
         if exc.name == "cudaErrorNoDevice":
             return "no CUDA device was found"
         return f"CUDA cannot run here: {exc}"
     return None if count > 0 else "no CUDA device was found"
+
+
+def _driver_problem() -> str:
+    """What is wrong with the NVIDIA driver, where CUDA says it is insufficient.
+
+    CUDA's runtime says so both where the driver's library (libcuda) cannot
+    be loaded at all and where the driver is older than the runtime; the
+    driver version tells them apart, 0 being "no driver".
+    """
+    try:
+        (runtime_major, runtime_minor), (major, minor) = _core.cuda_versions()
+    except CudaError as exc:
+        return f"the NVIDIA driver cannot run CUDA ({exc})"
+    if (major, minor) == (0, 0):
+        return "no NVIDIA driver was found (its library, libcuda, could not be loaded)"
+    return (
+        f"the NVIDIA driver is too old: it runs CUDA up to {major}.{minor}, and gpuvec was "
+        f"built with CUDA {runtime_major}.{runtime_minor}; update the driver"
+    )
 
 
 def is_available() -> bool:

@@ -39,18 +39,20 @@ def register_stream_context(var, cls):
 
 
 def elementwise_ops():
-    """The elementwise rows of the op table: (code, name, arity, params,
-    summary, result), result being the name of the result's dtype ("bool"
-    for the truth-value ops), or None for the compute dtype."""
+    """The elementwise rows of the op table, each a tuple of gpuvec_op_info's
+    fields in order: (code, name, arity, params, summary, result, reads_truth,
+    numpy, functor, exact, host_ulps, cuda_ulps, ufunc, traits, warning),
+    result being the name of the result's dtype ("bool" for the truth-value
+    ops), or None for the compute dtype. gpuvec._table names the fields."""
     cdef int count = 0
     cdef const gpuvec_op_info* rows = gpuvec_elementwise_ops(&count)  # sets count first
     return _rows(rows, count)
 
 
 def reduce_ops():
-    """The reduction rows of the op table: (code, name, inputs, 0, summary,
-    result), result being "int64" (positions, counts), "bool" (truth values)
-    or None (the compute dtype)."""
+    """The reduction rows of the op table, as elementwise_ops() gives its
+    rows; result is "int64" (positions, counts), "bool" (truth values) or
+    None (the compute dtype)."""
     cdef int count = 0
     cdef const gpuvec_op_info* rows = gpuvec_reduce_ops(&count)  # sets count first
     return _rows(rows, count)
@@ -59,7 +61,10 @@ def reduce_ops():
 cdef list _rows(const gpuvec_op_info* rows, int count):
     return [(rows[i].code, rows[i].name.decode(), rows[i].arity, rows[i].params,
              rows[i].summary.decode(),
-             None if rows[i].result < 0 else _npy_name(<gpuvec_dtype>rows[i].result))
+             None if rows[i].result < 0 else _npy_name(<gpuvec_dtype>rows[i].result),
+             bool(rows[i].reads_truth), rows[i].numpy.decode(), rows[i].functor.decode(),
+             bool(rows[i].exact), rows[i].host_ulps, rows[i].cuda_ulps,
+             rows[i].ufunc.decode(), rows[i].traits.decode(), rows[i].warning.decode())
             for i in range(count)]
 
 
@@ -1095,14 +1100,11 @@ cdef object _host_result(tuple shape, object dtype, Py_ssize_t nbytes):
 # array; the truth-value ops return bool arrays.
 _WHERE = [row[0] for row in elementwise_ops() if row[1] == "where"][0]
 _fill_truth_results()
-# The reductions that NumPy computes as ufunc.reduce, with its axis rules.
-_UFUNC_REDUCTIONS = frozenset(
-    [row[0] for row in reduce_ops()
-     if row[1] in ("sum", "min", "max", "argmin", "argmax", "prod", "nansum", "any", "all",
-                   "count_nonzero")])
-# The reductions of two results per row, and the names of the rows.
+# By the reductions' traits column: those that take axis 0 or -1 of a 0-d
+# array (NumPy's ufunc reductions and the like), and those of two results per
+# row. And the names of the rows.
+_UFUNC_REDUCTIONS = frozenset([row[0] for row in reduce_ops() if "axis0" in row[13].split()])
 _REDUCE_NAMES = {row[0]: row[1] for row in reduce_ops()}
-_PAIRED_REDUCTIONS = frozenset(
-    [row[0] for row in reduce_ops() if row[1] in ("mean_var", "mean_std")])
+_PAIRED_REDUCTIONS = frozenset([row[0] for row in reduce_ops() if "paired" in row[13].split()])
 # Each reduction's result dtype (the table's result column): -1 for the compute dtype.
 _REDUCE_RESULTS = _result_codes()

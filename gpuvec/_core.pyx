@@ -16,6 +16,7 @@ Each part says what it uses from the others; in order:
     _select.pxi        boolean masks: x[mask] and x[mask] = values
     _kernels.pxi       users' kernels: loaded modules and launches
     _map.pxi           users' ElementwiseKernels: a call of the compiled kernel
+    _capi.pxi          the C API for other extensions: a capsule of function pointers
 
 Everything here is private: the public, documented API is in gpuvec/*.py.
 """
@@ -33,3 +34,4 @@ include "_calls.pxi"
 include "_select.pxi"
 include "_kernels.pxi"
 include "_map.pxi"
+include "_capi.pxi"

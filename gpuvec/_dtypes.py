@@ -29,6 +29,13 @@ staging memory on its way to the device, so float64 data for a float32 op
 crosses the bus as float32. (On the host backend, where nothing moves, the
 data is converted before the op reads it.) Other dtypes (ints, bools,
 float16) are converted by NumPy first.
+
+Byte order is part of the dtype: a NumPy array in the other byte order
+(``">f8"`` on a little-endian machine) holds the same numbers as its
+native twin, and gpuvec reads it through a converted copy
+(:func:`native_byte_order`), as NumPy's ufuncs do; results are always in
+the machine's byte order, and an ``out=`` array in the other byte order
+gets the result converted into it.
 """
 
 from __future__ import annotations
@@ -172,12 +179,52 @@ def as_real_array(value, name: str) -> np.ndarray:
     return array
 
 
+def native_byte_order(array: np.ndarray) -> np.ndarray:
+    """``array`` itself, or a copy in the machine's byte order where its dtype
+    is byte-swapped (big-endian data on a little-endian machine, say).
+
+    gpuvec's kernels read numbers in the machine's byte order, so every
+    NumPy array gpuvec reads passes here first: a byte-swapped one is read
+    through a converted copy, with the same values, as NumPy's own ufuncs
+    read it. Bools and other 1-byte dtypes have no byte order and are never
+    copied.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> x = np.arange(3, dtype=">f8")
+    >>> y = native_byte_order(x)
+    >>> y.dtype == np.float64, np.array_equal(x, y)
+    (True, True)
+    >>> native_byte_order(y) is y
+    True
+    """
+    if array.dtype.isnative:
+        return array
+    return array.astype(array.dtype.newbyteorder("="))
+
+
+def _native_dtype(dt: np.dtype) -> np.dtype:
+    """``dt`` in the machine's byte order: a ``dtype=`` of ``">f8"`` names the
+    same numbers as ``float64``, which is what gpuvec holds and returns."""
+    return dt if dt.isnative else dt.newbyteorder("=")
+
+
 def check_dtype(dtype) -> np.dtype | None:
-    """The ``dtype=`` argument as a NumPy dtype (float32 or float64), or None."""
+    """The ``dtype=`` argument as a NumPy dtype (float32 or float64), or None.
+
+    Either byte order is taken (``">f4"`` is float32): results are always in
+    the machine's.
+
+    Examples
+    --------
+    >>> check_dtype(">f4")
+    dtype('float32')
+    """
     if dtype is None:
         return None
     try:
-        dt = np.dtype(dtype)
+        dt = _native_dtype(np.dtype(dtype))
     except TypeError:
         raise TypeError(f"dtype must be float32 or float64, got {dtype!r}") from None
     if dt not in SUPPORTED_DTYPES:
@@ -205,7 +252,8 @@ def is_integer_dtype(dtype) -> bool:
 
 
 def check_array_dtype(dtype) -> np.dtype:
-    """The dtype of a new DeviceArray: float32, float64 or bool.
+    """The dtype of a new DeviceArray: float32, float64 or bool (``">f8"`` is
+    float64: device data is in the machine's byte order).
 
     Examples
     --------
@@ -217,7 +265,7 @@ def check_array_dtype(dtype) -> np.dtype:
     TypeError: dtype must be float32, float64 or bool, got int32
     """
     try:
-        dt = np.dtype(dtype)
+        dt = _native_dtype(np.dtype(dtype))
     except TypeError:
         raise TypeError(f"dtype must be float32, float64 or bool, got {dtype!r}") from None
     if dt not in ARRAY_DTYPES:

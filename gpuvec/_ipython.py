@@ -4,12 +4,14 @@
   an HTML table in a notebook and as text in a terminal.
 - ``%%gpuvec_timeit [-n N] [-r R]`` times the GPU work of a cell with CUDA
   events (the host clock on the host backend), not the wall clock: each of R
-  repeats runs the cell N times between two events, and the magic reports the
-  median time per run.
+  repeats runs the cell N times between two events, and the magic returns
+  the median time per run (a :class:`Timing`, which the notebook shows).
 - ``%%gpuvec_kernel [-e EXPR] [OPTIONS]`` compiles the cell's CUDA C++ (NVRTC
-  on a GPU, the host compiler and gpuvec's emulation without one) and binds
-  each ``__global__`` function into the namespace as a :class:`gpuvec.Kernel`.
-  A compile error shows as a short message naming the line of the cell.
+  on a GPU, the host compiler and gpuvec's emulation without one) as
+  ``cell_N.cu``, N the cell's execution count, and binds each ``__global__``
+  function into the namespace as a :class:`gpuvec.Kernel`. A compile error
+  shows as a short message naming the line of the cell, counted as the cell
+  shows it: the ``%%gpuvec_kernel`` line is line 1.
 """
 
 from __future__ import annotations
@@ -115,7 +117,11 @@ class GpuvecMagics(Magics):
     @argument("-r", "--repeat", type=int, default=7, help="repeats; the median is reported")
     @cell_magic
     def gpuvec_timeit(self, line: str, cell: str) -> Timing:
-        """Times the cell's GPU work with events; prints and returns a Timing."""
+        """Times the cell's GPU work with events; returns a Timing.
+
+        It prints nothing itself: as a cell's result, the Timing is shown
+        once, as the cell's output (``Out[N]``).
+        """
         args = parse_argstring(self.gpuvec_timeit, line)
         if args.number < 1 or args.repeat < 1:
             raise ValueError("-n and -r must be at least 1")
@@ -133,9 +139,7 @@ class GpuvecMagics(Magics):
             end.synchronize()
             per_run.append(start.elapsed_time(end) / args.number)
         clock = "CUDA events" if gpuvec.backend() == "cuda" else "host clock (host backend)"
-        timing = Timing(per_run, args.number, clock)
-        print(f"gpuvec_timeit: {timing}")
-        return timing
+        return Timing(per_run, args.number, clock)
 
     @cell_magic
     def gpuvec_kernel(self, line: str, cell: str) -> None:
@@ -146,11 +150,14 @@ class GpuvecMagics(Magics):
         bound as ``scale_float_3``. Every other word is a compiler option.
         """
         expressions, options = _kernel_magic_arguments(line)
-        name = f"cell_{self.shell.execution_count}.cu"
+        name = f"cell_{_running_cell_number(self.shell)}.cu"
         start = time.perf_counter()
         hits = kernel_cache().stats().hits
         try:
-            module = gpuvec.SourceModule(cell, options, expressions, name=name)
+            # An empty line in place of the %%gpuvec_kernel line, which IPython
+            # leaves out of `cell`: the compiler then counts the lines as the
+            # cell shows them, and errors name the line the user sees.
+            module = gpuvec.SourceModule("\n" + cell, options, expressions, name=name)
         except CompileError as error:
             # The message already names the cell's line and shows it: a
             # traceback through gpuvec would only hide it.
@@ -166,6 +173,19 @@ class GpuvecMagics(Magics):
             f"({gpuvec.backend()} backend, {1e3 * (time.perf_counter() - start):.0f} ms"
             f"{', from the cache' if cached else ''})"
         )
+
+
+def _running_cell_number(shell) -> int:
+    """The execution count of the cell being run: ``In [N]``'s N.
+
+    IPython counts the cell up before running it (``shell.execution_count``
+    is then the next cell's number); the count of the cell running is kept
+    in the displayhook's result for it. A magic called from code
+    (``run_cell_magic``), outside a running cell, takes the count as it is.
+    """
+    running = getattr(shell.displayhook, "exec_result", None)
+    count = getattr(running, "execution_count", None)
+    return count if count is not None else shell.execution_count
 
 
 def _kernel_magic_arguments(line: str) -> tuple[list[str], list[str]]:

@@ -148,6 +148,7 @@ cdef class KernelLauncher:
         _dim3(grid, "grid", &config.grid)
         _dim3(block, "block", &config.block)
         config.shared_mem = _shared_mem(shared_mem)
+        args = self._native_inputs(args)
         stream = _resolve_stream(stream)
         launch.backend = <gpuvec_backend>self.module.backend
         launch.threads_per_block = 0
@@ -177,6 +178,23 @@ cdef class KernelLauncher:
         for k in range(self.count):
             if self.args[k].writes and isinstance(args[k], _DeviceArray):
                 (<ArrayFields>args[k])._stream = stream  # the stream that last wrote it
+
+    cdef tuple _native_inputs(self, tuple args):
+        """args, with each byte-swapped NumPy array that a const pointer takes
+        replaced by its converted copy (_dtypes.native_byte_order), which the
+        tuple keeps alive through the launch. One the kernel writes stays, for
+        _set_host_array's TypeError: its writes would land in the copy."""
+        cdef int k
+        cdef list converted = None
+        for k in range(self.count):
+            value = args[k]
+            if self.codes[k] == _PARAM_POINTER and not self.args[k].writes \
+                    and isinstance(value, np.ndarray) \
+                    and not cnp.PyArray_ISNOTSWAPPED(<cnp.ndarray>value):
+                if converted is None:
+                    converted = list(args)
+                converted[k] = _dtypes.native_byte_order(value)
+        return args if converted is None else tuple(converted)
 
     cdef int _set_pointer(self, int k, object value, gpuvec_kernel_arg* a) except -1:
         cdef ArrayFields f
@@ -210,9 +228,11 @@ cdef class KernelLauncher:
 
     cdef int _set_host_array(self, int k, cnp.ndarray array, bint readonly, object given,
                              gpuvec_kernel_arg* a) except -1:
-        if not cnp.PyArray_ISNOTSWAPPED(array):
-            raise TypeError(f"parameter '{self.names[k]}' got an array of byte-swapped "
-                            f"{array.dtype}; convert it with a.astype(a.dtype.newbyteorder('='))")
+        if not cnp.PyArray_ISNOTSWAPPED(array):  # a const pointer's was converted
+            raise TypeError(f"parameter '{self.names[k]}' ({self.c_types[k]}) is written by "
+                            f"the kernel, and the array given is byte-swapped {array.dtype}: "
+                            f"the writes would land in a converted copy; pass an array in "
+                            f"native byte order, a.astype(a.dtype.newbyteorder('='))")
         self._check_array(k, array.dtype, cnp.PyArray_IS_C_CONTIGUOUS(array), readonly, given)
         a.data = cnp.PyArray_DATA(array)
         a.memory = GPUVEC_MEMORY_HOST

@@ -21,10 +21,22 @@ from libc.stdint cimport uintptr_t
 cdef size_t _bytes_to_device = 0
 cdef size_t _bytes_to_host = 0
 
+# What to call before the next allocation, or None: gpuvec.memory's reading of
+# GPUVEC_MEMORY_LIMIT, which is read then rather than at import, since a
+# process may be given it after importing gpuvec (a Dask Nanny's env=, say).
+cdef object _before_allocation = None
+
 
 def transfer_counts():
     """(bytes copied to the device, bytes copied to the host) so far."""
     return _bytes_to_device, _bytes_to_host
+
+
+def call_before_allocation(function):
+    """Calls function() before each allocation of device memory until it is
+    called again with None (which the function may do itself)."""
+    global _before_allocation
+    _before_allocation = function
 
 
 cdef gpuvec_status _switch_to(int device, int* current) noexcept nogil:
@@ -83,6 +95,8 @@ cdef class DeviceBuffer:
         self.stream = stream
         self.stream_owner = stream_owner
         self.device = -1
+        if nbytes and _before_allocation is not None:
+            _before_allocation()
         if nbytes:
             with nogil:
                 status = _switch_to(device, &previous)

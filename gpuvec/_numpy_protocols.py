@@ -14,8 +14,8 @@ DeviceArray([[0.36787944, 1.        ],
 >>> np.add.reduce(d, axis=1)
 DeviceArray([3., 8.], dtype=float64)
 
-The ufuncs are those whose name (or a NumPy alias, ``rint`` for ``round``)
-names a row of gpuvec's op table, called with their inputs, ``out=`` (a
+The ufuncs are those the op table's numpy column names (``rint`` for
+gpuvec's ``round``), called with their inputs, ``out=`` (a
 DeviceArray), ``dtype=`` (not for the comparisons and logical ops, whose
 result is bool) and ``casting="same_kind"``; ``reduce`` is taken by ``add``,
 ``multiply``, ``maximum``, ``minimum``, ``logical_and`` and ``logical_or``
@@ -25,9 +25,10 @@ result is bool) and ``casting="same_kind"``; ``reduce`` is taken by ``add``,
 logical ops, as ``& | ^ ~`` are on a DeviceArray (``np.True_ & d`` asks
 them).
 
-The functions, with NumPy's signatures: ``sum``, ``mean``, ``std``,
-``var``, ``min``/``amin``, ``max``/``amax``, ``prod``, ``nansum``,
-``nanmean`` (``axis``, ``dtype``, ``keepdims``, ``ddof``), ``any``,
+The functions, with NumPy's signatures: the op table's reductions, by its
+numpy column: ``sum``, ``mean``, ``std``, ``var``, ``min``/``amin``,
+``max``/``amax``, ``prod``, ``nansum``, ``nanmean``, ``nanmax``, ``nanmin``
+(``axis``, ``dtype``, ``keepdims``, ``ddof``), ``any``,
 ``all``, ``argmin``, ``argmax``, ``count_nonzero`` (the last three give
 host integers, as gpuvec's do: DeviceArrays hold no integers; NumPy's
 integers, as NumPy's functions do, where gpuvec's give Python ints); ``dot`` of
@@ -67,26 +68,24 @@ import operator
 
 import numpy as np
 
-from gpuvec import _core, blas, creation, elementwise, manipulation, reductions, ufuncs
+from gpuvec import blas, creation, elementwise, manipulation, reductions, ufuncs
+from gpuvec._table import ELEMENTWISE_OPS, REDUCE_OPS
 from gpuvec.device_array import NUMPY_FUNCTIONS, NUMPY_UFUNCS, DeviceArray, _is_bool_operand
 from gpuvec.manipulation import _axes
 
-# NumPy's ufuncs of gpuvec's meaning under another name.
-_NUMPY_NAMES = {"round": "rint"}
-
-# The ufunc methods gpuvec implements besides a call: reductions.
+# The ufunc methods gpuvec implements besides a call: reductions, by the op
+# table's ufunc column. Not those that leave NaN out (nanmax is fmax.reduce
+# with a warning for slices of NaN alone, which fmax.reduce does not give).
 _REDUCE = {
-    "add": reductions.sum,
-    "multiply": reductions.prod,
-    "maximum": reductions.max,
-    "minimum": reductions.min,
-    "logical_and": reductions.all,
-    "logical_or": reductions.any,
+    row.ufunc: reductions.FUNCTIONS[row.name]
+    for row in REDUCE_OPS.values()
+    if row.ufunc is not None and row.public and not row.skips_nan
 }
 
 
-def _numpy_ufunc(name: str) -> np.ufunc | None:
-    ufunc = getattr(np, _NUMPY_NAMES.get(name, name), None)
+def _numpy_ufunc(numpy_name: str | None) -> np.ufunc | None:
+    """NumPy's ufunc of the op table's numpy column, None where NumPy has none."""
+    ufunc = getattr(np, numpy_name, None) if numpy_name else None
     return ufunc if isinstance(ufunc, np.ufunc) else None
 
 
@@ -152,10 +151,12 @@ def _bitwise(function):
 
 
 # A call of each NumPy ufunc that names a plain row of the op table.
-for _, _name, _, _, _, _result in _core.elementwise_ops():
-    _ufunc = _numpy_ufunc(_name)
-    if _name in ufuncs.FUNCTIONS and _ufunc is not None:
-        NUMPY_UFUNCS[_ufunc, "__call__"] = _call(ufuncs.FUNCTIONS[_name], _result == "bool")
+for _row in ELEMENTWISE_OPS.values():
+    _ufunc = _numpy_ufunc(_row.numpy)
+    if _row.public and _ufunc is not None:
+        NUMPY_UFUNCS[_ufunc, "__call__"] = _call(
+            ufuncs.FUNCTIONS[_row.name], _row.result == "bool"
+        )
 NUMPY_UFUNCS.update({(getattr(np, n), "reduce"): _reduce(f) for n, f in _REDUCE.items()})
 NUMPY_UFUNCS.update(
     {
@@ -343,26 +344,23 @@ def _numpy_signature(function):
     return call
 
 
+# NumPy's function of each public reduction row, by the table's numpy
+# column; the int64 results (positions, counts) as NumPy's integers.
+_REDUCTIONS = {
+    getattr(np, row.numpy): (_numpy_integer if row.result == "int64" else lambda f: f)(
+        reductions.FUNCTIONS[row.name]
+    )
+    for row in REDUCE_OPS.values()
+    if row.public
+}
+
 NUMPY_FUNCTIONS.update(
     {
         numpy_function: _numpy_signature(function)
         for numpy_function, function in {
-            np.sum: reductions.sum,
-            np.mean: reductions.mean,
-            np.std: reductions.std,
-            np.var: reductions.var,
-            np.min: reductions.min,
-            np.amin: reductions.min,
-            np.max: reductions.max,
-            np.amax: reductions.max,
-            np.argmin: _numpy_integer(reductions.argmin),
-            np.argmax: _numpy_integer(reductions.argmax),
-            np.prod: reductions.prod,
-            np.nansum: reductions.nansum,
-            np.nanmean: reductions.nanmean,
-            np.any: reductions.any,
-            np.all: reductions.all,
-            np.count_nonzero: _numpy_integer(reductions.count_nonzero),
+            **_REDUCTIONS,
+            np.amin: _REDUCTIONS[np.min],
+            np.amax: _REDUCTIONS[np.max],
             np.dot: _dot,
             np.tensordot: _tensordot,
             np.vdot: reductions.dot,

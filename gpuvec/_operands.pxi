@@ -5,7 +5,9 @@
 #     array), read from its C struct fields (ArrayFields);
 #   - a NumPy array: its own memory, whatever its strides; float32 and
 #     float64 are read as they are (the C++ side converts them as it reads),
-#     other real dtypes are converted by NumPy first;
+#     other real dtypes are converted by NumPy first, and so is data in the
+#     other byte order (_dtypes.native_byte_order: the kernels read native
+#     numbers);
 #   - a Python or NumPy number: a scalar, which has no memory at all;
 #   - anything else: another library's GPU array (shared, not copied), or
 #     whatever NumPy makes of it (a list, say).
@@ -297,14 +299,18 @@ cdef int _add(Operands ops, object value, str name) except -1:
 
 cdef int _add_host_array(Operands ops, int k, cnp.ndarray array, str name) except -1:
     """Operand k is a NumPy array (of type ndarray or matrix). Float32,
-    float64 and bool data is read where it is; ints and float16 are kept for
-    NumPy to convert once the compute dtype is known."""
+    float64 and bool data in native byte order is read where it is; ints and
+    float16 are kept for NumPy to convert once the compute dtype is known."""
     if not (cnp.PyArray_ISBOOL(array) or cnp.PyArray_ISINTEGER(array)
             or cnp.PyArray_ISFLOAT(array)):
         _dtypes.as_real_array(array, name)  # the TypeError naming the argument
     cdef int npy_type = cnp.PyArray_TYPE(array)
     cdef bint direct = (npy_type == cnp.NPY_FLOAT32 or npy_type == cnp.NPY_FLOAT64
                         or npy_type == cnp.NPY_BOOL)
+    # The type number ignores byte order: '>f8' is NPY_FLOAT64 too, and its
+    # bytes read as native numbers are garbage. (The others' astype converts.)
+    if direct and not cnp.PyArray_ISNOTSWAPPED(array):
+        array = _dtypes.native_byte_order(array)
     if direct and not _whole_elements(array):
         array = np.array(array, order="C")  # rare: a view with byte strides between elements
     ops.objects.append(array)

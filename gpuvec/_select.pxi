@@ -19,7 +19,9 @@
 #
 # Uses: _describe_result, _new_device_array, _resolve_stream, _stream_handle,
 # _make_current, _restore_device, _copy, _upload_bools, _mark_used (_calls.pxi);
-# _BOOL, _whole_elements, _is_python_number (_operands.pxi); check (_check.pxi).
+# _BOOL, _whole_elements, _is_python_number (_operands.pxi); check (_check.pxi);
+# _dtypes.native_byte_order (host data in the other byte order is read, and a
+# NumPy x written, through a native copy).
 
 cdef gpuvec_dtype _select_code(object dtype) except *:
     """The ABI dtype of an array that a selection reads or writes."""
@@ -40,8 +42,9 @@ cdef bint _on_device(object array) noexcept:
 cdef object _host_array(object array):
     """A host array to read (a host-backend DeviceArray's own NumPy array, or
     what NumPy makes of array) whose strides the ABI can describe: whole
-    elements, aligned; else a C-ordered copy."""
+    elements, aligned, in native byte order; else a copy that is."""
     array = (<ArrayFields>array)._host if isinstance(array, _DeviceArray) else np.asarray(array)
+    array = _dtypes.native_byte_order(array)
     if not _whole_elements(<cnp.ndarray>array):
         array = np.array(array, order="C")
     return array
@@ -207,8 +210,8 @@ def expand(x, mask, values, stream=None):
             raise TypeError(f"x must be a DeviceArray or a numpy.ndarray, got {type(x).__name__}")
         if not x.flags.writeable:
             raise ValueError("assignment destination is read-only")
-        if not _whole_elements(<cnp.ndarray>x):
-            target, x = x, np.array(x, order="C")
+        if not _whole_elements(<cnp.ndarray>x) or not x.dtype.isnative:
+            target, x = x, _dtypes.native_byte_order(np.array(x, order="C"))
     stream = _resolve_stream(stream)
     _launch_for(&launch, x, stream)
     if _on_device(x):

@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import contextlib
+import math
 import numbers
 import operator
+import sys
 
 import numpy as np
 
 from gpuvec import _backend, _core
 from gpuvec._dtypes import ARRAY_DTYPES, check_array_dtype
-from gpuvec.device_array import DeviceArray, _c_strides
+from gpuvec.device_array import DeviceArray, _c_strides, _on_gpu
 from gpuvec.streams import Stream, stream_handle
 
 __all__ = [
@@ -46,6 +48,22 @@ def _dtype_arg(dtype) -> np.dtype:
     return check_array_dtype(np.float64 if dtype is None else dtype)
 
 
+def _check_size(shape: tuple[int, ...], dtype: np.dtype) -> None:
+    """NumPy's ValueError for a shape whose byte size no address can span.
+
+    As NumPy counts it: the extents other than 0 times the item size must fit
+    in a signed 64-bit size (so ``(0, 2**62)`` of float64 is too big as well).
+    """
+    if any(n > sys.maxsize for n in shape):
+        raise ValueError(f"Maximum allowed dimension exceeded: shape {shape}")
+    nbytes = math.prod(n for n in shape if n) * dtype.itemsize
+    if nbytes > sys.maxsize:
+        raise ValueError(
+            f"array is too big: shape {shape} of {dtype} would take {nbytes} bytes, more "
+            f"than the largest possible size ({sys.maxsize} bytes)"
+        )
+
+
 def empty(shape, dtype=np.float64, *, stream: Stream | None = None) -> DeviceArray:
     """A new C-contiguous array whose values are undefined.
 
@@ -55,7 +73,9 @@ def empty(shape, dtype=np.float64, *, stream: Stream | None = None) -> DeviceArr
     >>> gpuvec.empty((2, 3), dtype="float32").shape
     (2, 3)
     """
-    return _core.new_array(_shape_arg(shape), _dtype_arg(dtype), stream)
+    shape, dtype = _shape_arg(shape), _dtype_arg(dtype)
+    _check_size(shape, dtype)
+    return _core.new_array(shape, dtype, stream)
 
 
 def full(shape, fill_value, dtype=None, *, stream: Stream | None = None) -> DeviceArray:
@@ -294,19 +314,6 @@ def asarray(obj, dtype=None) -> DeviceArray:
     else:
         result = from_dlpack(obj)
     return result if dtype is None or np.dtype(dtype) == result.dtype else result.astype(dtype)
-
-
-def _on_gpu(obj) -> bool:
-    """True for another library's GPU array (CUDA array interface or a CUDA DLPack device)."""
-    if hasattr(obj, "__cuda_array_interface__"):
-        try:
-            obj.__cuda_array_interface__  # noqa: B018 - PyTorch raises for CPU tensors
-        except (AttributeError, RuntimeError, TypeError):
-            return False
-        return True
-    if hasattr(obj, "__dlpack_device__"):
-        return obj.__dlpack_device__()[0] == _core.DLPACK_CUDA
-    return False
 
 
 def asnumpy(x) -> np.ndarray:

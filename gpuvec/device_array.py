@@ -18,7 +18,7 @@ from numpy.exceptions import AxisError
 from numpy.lib.stride_tricks import as_strided
 
 from gpuvec import _core
-from gpuvec._dtypes import check_array_dtype, is_integer_dtype, scalar_arg
+from gpuvec._dtypes import as_real_array, check_array_dtype, is_integer_dtype, scalar_arg
 from gpuvec._table import ELEMENTWISE
 from gpuvec.device import Device
 
@@ -91,14 +91,11 @@ def _numpy_shape(shape) -> str:
     return "(" + ",".join(str(n) for n in shape) + ("," if len(shape) == 1 else "") + ")"
 
 
-def _values_over(value, target):
-    """value broadcast to ``target``, the shape of ``d[mask]`` for a mask of
-    fewer dimensions than d (a view), with NumPy's error when it does not fit.
-    Extents of 1 in front of value's shape are dropped first, as NumPy does."""
-    if not isinstance(value, DeviceArray):
-        value = np.asarray(value)
-    if value.ndim == 0:
-        return value
+def _leading_ones_dropped(value, target, mismatch):
+    """value (a NumPy array or a DeviceArray) without the extents of 1 in front of
+    its shape that ``target``, a shape, has no room for, as NumPy drops them
+    when it assigns; ``mismatch(shape)`` makes the ValueError where value does
+    not broadcast to target."""
     shape = value.shape
     lead = 0
     while value.ndim - lead > len(target) and shape[lead] == 1:
@@ -107,14 +104,90 @@ def _values_over(value, target):
         v in (1, t) for v, t in zip(reversed(shape[lead:]), reversed(target), strict=False)
     )
     if not fits:
-        raise ValueError(
+        raise mismatch(shape)
+    return value[(0,) * lead] if lead else value
+
+
+def _values_over(value, target):
+    """value broadcast to ``target``, the shape of ``d[mask]`` for a mask of
+    fewer dimensions than d (a view), with NumPy's error when it does not fit.
+    Extents of 1 in front of value's shape are dropped first, as NumPy does."""
+    if not isinstance(value, DeviceArray):
+        value = np.asarray(value)
+    if value.ndim == 0:
+        return value
+    value = _leading_ones_dropped(
+        value,
+        target,
+        lambda shape: ValueError(
             f"shape mismatch: value array of shape {_numpy_shape(shape)} could not be "
             f"broadcast to indexing result of shape {_numpy_shape(target)}"
-        )
-    value = value[(0,) * lead]
+        ),
+    )
     if isinstance(value, DeviceArray):
         return value._broadcast_to(target)
     return np.broadcast_to(value, target)
+
+
+def _on_gpu(obj) -> bool:
+    """True for another library's GPU array (CUDA array interface or a CUDA DLPack device)."""
+    if hasattr(obj, "__cuda_array_interface__"):
+        try:
+            obj.__cuda_array_interface__  # noqa: B018 - PyTorch raises for CPU tensors
+        except (AttributeError, RuntimeError, TypeError):
+            return False
+        return True
+    if hasattr(obj, "__dlpack_device__"):
+        return obj.__dlpack_device__()[0] == _core.DLPACK_CUDA
+    return False
+
+
+# The dtypes of host data that the copy reads as they are; NumPy converts others.
+_COPIED_AS_IS = (np.dtype(np.float32), np.dtype(np.float64), np.dtype(np.bool_))
+
+
+def _host_value(value, dtype, ndmax=None):
+    """``value`` of ``d[key] = value``, for a ``d`` of ``dtype``, as the copy takes it.
+
+    Real numbers, DeviceArrays and other libraries' GPU arrays go as they are.
+    Other values are host data, converted as NumPy's assignment converts them:
+    a NumPy array of ints or float16 is cast to ``dtype``, and what is not an
+    array yet (a list, a tuple, text) becomes one of ``dtype`` (``None`` is NaN,
+    "1.5" is parsed), with at most ``ndmax`` dimensions where that is given.
+    """
+    if isinstance(value, (numbers.Real, DeviceArray)) or (
+        isinstance(value, np.generic) and value.dtype.kind in "biuf"
+    ):
+        return value
+    if isinstance(value, np.ndarray) and value.dtype.kind not in _TEXT_KINDS:
+        value = as_real_array(value, "value")  # refuses complex data and masks, naming it
+        return value if value.dtype in _COPIED_AS_IS else value.astype(dtype)
+    if _on_gpu(value):
+        return value
+    value = np.asarray(value, dtype=dtype)  # NumPy's own errors: ragged lists, "x"
+    if ndmax is not None and value.ndim > ndmax:
+        raise ValueError(
+            "setting an array element with a sequence. The requested array would exceed "
+            f"the maximum number of dimension of {ndmax}."
+        )
+    return value
+
+
+def _assigned_value(value, dtype, target):
+    """``value`` of ``d[key] = value`` (see :func:`_host_value`), for a view
+    ``d[key]`` of shape ``target``, with NumPy's error where it does not
+    broadcast to it."""
+    value = _host_value(value, dtype, len(target))
+    if not isinstance(value, (DeviceArray, np.ndarray)) or value.ndim == 0:
+        return value  # a number, or another library's GPU array
+    return _leading_ones_dropped(
+        value,
+        target,
+        lambda shape: ValueError(
+            f"could not broadcast input array from shape {_numpy_shape(shape)} "
+            f"into shape {_numpy_shape(target)}"
+        ),
+    )
 
 
 class DeviceArray(_core.ArrayFields):
@@ -327,14 +400,8 @@ class DeviceArray(_core.ArrayFields):
         target = self[key]
         if target._readonly:
             raise ValueError("assignment destination is read-only")
-        text = isinstance(value, (str, bytes)) or (
-            isinstance(value, np.ndarray) and value.dtype.kind in _TEXT_KINDS
-        )
-        if text:
-            # As NumPy does: "1.5" is converted, "x" raises NumPy's ValueError.
-            value = np.asarray(value, dtype=self._dtype)
         # Host data is copied over through the pinned staging buffers, broadcast.
-        _core.copy_into(target, value)
+        _core.copy_into(target, _assigned_value(value, self._dtype, target._shape))
 
     # -- boolean masks ------------------------------------------------------------------------
 
@@ -398,10 +465,7 @@ class DeviceArray(_core.ArrayFields):
         if self._readonly:
             raise ValueError("assignment destination is read-only")
         mask = _fit_mask(mask, self._shape)
-        if isinstance(value, (str, bytes)) or (
-            isinstance(value, np.ndarray) and value.dtype.kind in _TEXT_KINDS
-        ):
-            value = np.asarray(value, dtype=self._dtype)  # as NumPy does: "1.5" is parsed
+        value = _host_value(value, self._dtype)  # as NumPy does: ints cast, "1.5" parsed
         if mask.ndim == self.ndim:
             shape = value.shape if isinstance(value, DeviceArray) else np.shape(value)
             if len(shape) > 1:
@@ -587,6 +651,34 @@ class DeviceArray(_core.ArrayFields):
         # pageable copy, and a strided array is gathered on the way.
         return _core.to_host(self)
 
+    def get(self, stream=None) -> np.ndarray:
+        """The data as a new NumPy array: :meth:`to_host`, by the name PyCUDA's and
+        CuPy's arrays give it.
+
+        Parameters
+        ----------
+        stream : gpuvec.Stream, optional
+            A stream whose queued work the copy waits for too; the copy always
+            waits for the work that writes the array on its own stream.
+
+        Returns
+        -------
+        numpy.ndarray
+            A C-contiguous copy, of the array's shape and dtype.
+
+        Examples
+        --------
+        >>> import numpy as np, gpuvec
+        >>> a_gpu = gpuvec.to_device(np.array([1.0, 2.0, 3.0]))
+        >>> (2 * a_gpu).get()
+        array([2., 4., 6.])
+        """
+        if stream is not None:
+            if not callable(getattr(stream, "synchronize", None)):
+                raise TypeError(f"stream must be a gpuvec.Stream or None, got {stream!r}")
+            stream.synchronize()
+        return self.to_host()
+
     # -- copies and pickling ------------------------------------------------------------------
     #
     # A DeviceArray pickles by value: its data is copied to the host, and
@@ -731,18 +823,24 @@ class DeviceArray(_core.ArrayFields):
     def __ipow__(self, other):
         return _core.elementwise(_OP["power"], (self, other), _AB, self)
 
-    # Comparisons give bool arrays, as NumPy's do. A comparison with None or a
-    # string is no elementwise question: Python's own answer (identity) stands.
+    # Comparisons give bool arrays, as NumPy's do. None and text equal no
+    # number: == with them is false everywhere and != true, as NumPy 2 answers.
 
     def __eq__(self, other):
         if other is None or isinstance(other, (str, bytes)):
-            return NotImplemented
+            return self._everywhere(False)
         return _core.elementwise(_OP["equal"], (self, other), _AB)
 
     def __ne__(self, other):
         if other is None or isinstance(other, (str, bytes)):
-            return NotImplemented
+            return self._everywhere(True)
         return _core.elementwise(_OP["not_equal"], (self, other), _AB)
+
+    def _everywhere(self, value: bool) -> DeviceArray:
+        """A new bool array of this one's shape, on its device, ``value`` everywhere."""
+        result = _core.new_array(self._shape, _BOOL, self._stream, device=self._device)
+        _core.copy_into(result, np.bool_(value))
+        return result
 
     def __lt__(self, other):
         return _core.elementwise(_OP["less"], (self, other), _AB)
@@ -906,6 +1004,7 @@ class DeviceArray(_core.ArrayFields):
 # their error messages.
 _OP = ELEMENTWISE
 _AB, _X = ("a", "b"), ("x",)
+_BOOL = np.dtype(np.bool_)
 
 # The reductions behind the methods, registered by gpuvec.reductions (which
 # sits above this module): sum, mean, max, min, prod, argmax, argmin, any,

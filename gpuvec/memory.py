@@ -17,8 +17,13 @@ _UNITS |= {u + "b": f for u, f in _UNITS.items() if u not in ("", "b")}
 _UNITS |= {u + "ib": 1 << (10 * (i + 1)) for i, u in enumerate("kmgt")}
 _SIZE = re.compile(r"\s*([0-9]*\.?[0-9]+(?:e[0-9]+)?)\s*([a-z]*)\s*")
 
-# The cap set last (bytes), or None.
+# The environment variable that sets the cap where set_memory_limit does not.
+_VARIABLE = "GPUVEC_MEMORY_LIMIT"
+
+# The cap set last (bytes), or None; and whether GPUVEC_MEMORY_LIMIT is still
+# to be read (neither an allocation nor set_memory_limit has come yet).
 _limit: int | None = None
+_environment_pending = True
 
 
 def memory_info() -> dict:
@@ -72,8 +77,10 @@ def set_memory_limit(nbytes) -> None:
     An allocation that would pass the cap raises :class:`MemoryError`, as on a
     full device, so that a pipeline over more data than the cap (Dask's, say)
     is shown to work in that much memory. Memory already handed out stays.
-    The environment variable ``GPUVEC_MEMORY_LIMIT`` sets the cap when gpuvec
-    is imported (in each Dask worker too).
+    The environment variable ``GPUVEC_MEMORY_LIMIT`` sets the cap where this
+    function has not: it is read at the first allocation of device memory, so
+    it may be set after ``import gpuvec`` (in each Dask worker too, as by a
+    Nanny's ``env=``).
 
     Parameters
     ----------
@@ -105,15 +112,35 @@ def set_memory_limit(nbytes) -> None:
     >>> gpuvec.memory_limit() is None
     True
     """
-    global _limit
-    limit = _parse_size(nbytes, "nbytes")
+    _set_limit(_parse_size(nbytes, "nbytes"))
+
+
+def _set_limit(limit: int) -> None:
+    """Sets the cap (0: none), in place of GPUVEC_MEMORY_LIMIT's."""
+    global _limit, _environment_pending
     if _core.cuda_built():
         _core.set_memory_limit(limit)
     _limit = limit or None
+    _environment_pending = False
+    _core.call_before_allocation(None)  # the environment's cap is not wanted any more
+
+
+def _limit_from_environment() -> int:
+    """GPUVEC_MEMORY_LIMIT's cap in bytes (0 where it is unset or empty)."""
+    return _parse_size(os.environ.get(_VARIABLE) or None, _VARIABLE)
+
+
+def _apply_environment_limit() -> None:
+    """Sets GPUVEC_MEMORY_LIMIT's cap: called before the first allocation of
+    device memory, where :func:`set_memory_limit` was not called first. A
+    value that is not a size raises, at each allocation, until it is fixed."""
+    _set_limit(_limit_from_environment())
 
 
 def memory_limit() -> int | None:
-    """The cap set by :func:`set_memory_limit` (or ``GPUVEC_MEMORY_LIMIT``), in bytes, or None.
+    """The cap, in bytes, or None: the one set by :func:`set_memory_limit`, else
+    ``GPUVEC_MEMORY_LIMIT``'s (read at the first allocation of device memory;
+    until then, as the environment has it now).
 
     Examples
     --------
@@ -121,6 +148,8 @@ def memory_limit() -> int | None:
     >>> gpuvec.memory_limit() is None
     True
     """
+    if _environment_pending:
+        return _limit_from_environment() or None
     return _limit
 
 
@@ -146,5 +175,4 @@ def _parse_size(value, name: str) -> int:
     return nbytes
 
 
-if os.environ.get("GPUVEC_MEMORY_LIMIT"):
-    set_memory_limit(os.environ["GPUVEC_MEMORY_LIMIT"])
+_core.call_before_allocation(_apply_environment_limit)

@@ -7,6 +7,12 @@ gives the same result. With ``axis=None`` the result is a Python number (a
 NumPy bool for any and all); with an ``axis`` it is a NumPy array, as from
 the NumPy function of the same name (a NumPy scalar where no dimension is
 left). Bool input is counted as 0 and 1, as NumPy's sum of bools counts them.
+
+The public functions are made from the op table's reduction rows
+(:mod:`gpuvec._table`): each row whose NumPy name is its own becomes a
+function of NumPy's signature, whose behaviour (``ddof``, integer
+``dtype=``, NaN left out, the errors and warnings of short slices) follows
+the row's traits column. ``dot`` has two inputs and a signature of its own.
 """
 
 from __future__ import annotations
@@ -17,91 +23,105 @@ import numpy as np
 
 from gpuvec import _core
 from gpuvec._dtypes import as_real_array, is_integer_dtype, scalar_arg
-from gpuvec._table import ELEMENTWISE, REDUCE
+from gpuvec._table import ELEMENTWISE, REDUCE, REDUCE_OPS, ReduceOp
 from gpuvec.device_array import METHODS, DeviceArray
 
-__all__ = [
-    "all",
-    "any",
-    "argmax",
-    "argmin",
-    "count_nonzero",
-    "dot",
-    "max",
-    "mean",
-    "min",
-    "nanmean",
-    "nansum",
-    "prod",
-    "std",
-    "sum",
-    "var",
-]
+_SUM_DOC = """The sum of the elements, over all axes or some, like :func:`numpy.sum`.
 
-# NumPy's RuntimeWarnings for rows too short for a mean or a deviation.
-_EMPTY_MEAN = "Mean of empty slice."
-_FEW_DEGREES = "Degrees of freedom <= 0 for slice"
+Elements are accumulated in float64 in a fixed tree order (warp-shuffle
+trees on the GPU, blocks added pairwise on the host), so the same input
+always gives the same result, and a float32 sum is as accurate as a
+float64 one: its error is float64's (at most about 1e-16 times the sum
+of ``|x|`` per element added) plus one final rounding to float32 (6e-8
+relative). NumPy sums float32 in float32: pairwise along a contiguous
+axis, whose error bound grows like ``log2(n) * 6e-8`` times the sum of
+``|x|``, and as a running sum across rows (``axis=0`` of a C-ordered
+matrix), whose bound grows like ``n * 6e-8``. So the two can differ in
+the last digits of a float32 result; gpuvec's is the closer one to the
+exact sum.
 
+Parameters
+----------
+x : array_like
+    Real input of any shape and strides.
+axis : None or int or tuple of ints, optional
+    The axes to sum over (negative ones count from the end); None sums
+    everything.
+dtype : {numpy.float32, numpy.float64} or an integer dtype, optional
+    The dtype to read the input in; the result is rounded to it. An
+    integer dtype sums whole numbers, as NumPy's does: float input is
+    rounded toward zero first, and the sum is accumulated and returned
+    in float64, since DeviceArrays hold no integers (exact below 2**53,
+    where NumPy's integers would wrap around beyond their range).
+keepdims : bool, optional
+    Keep the summed axes, with length 1, so the result broadcasts
+    against ``x``.
+threads_per_block : int, optional
+    CUDA block size: a multiple of 32, at most 1024.
+stream : gpuvec.Stream, optional
+    The stream to queue the work on (default: the current stream).
 
-def sum(x, axis=None, *, dtype=None, keepdims=False, threads_per_block=None, stream=None):
-    """Sum of the elements, over all axes or some, like :func:`numpy.sum`.
+Returns
+-------
+float, numpy.ndarray or DeviceArray
+    The sum (0.0 for an empty input; NaN if any element is NaN): a
+    Python float for ``axis=None``, else an array of the input's dtype.
+    For a DeviceArray input with ``axis=None``, a 0-d DeviceArray that
+    stays on the device until ``float()`` asks for it.
 
-    Elements are accumulated in float64 in a fixed tree order (warp-shuffle
-    trees on the GPU, blocks added pairwise on the host), so the same input
-    always gives the same result, and a float32 sum is as accurate as a
-    float64 one: its error is float64's (at most about 1e-16 times the sum
-    of ``|x|`` per element added) plus one final rounding to float32 (6e-8
-    relative). NumPy sums float32 in float32: pairwise along a contiguous
-    axis, whose error bound grows like ``log2(n) * 6e-8`` times the sum of
-    ``|x|``, and as a running sum across rows (``axis=0`` of a C-ordered
-    matrix), whose bound grows like ``n * 6e-8``. So the two can differ in
-    the last digits of a float32 result; gpuvec's is the closer one to the
-    exact sum.
+Examples
+--------
+>>> import numpy as np, gpuvec
+>>> gpuvec.sum(np.arange(53735, dtype=np.float64))
+1443698245.0
+>>> gpuvec.sum(np.arange(6.0).reshape(2, 3), axis=0)
+array([3., 5., 7.])
+>>> gpuvec.sum(np.arange(6.0).reshape(2, 3), axis=-1, keepdims=True)
+array([[ 3.],
+       [12.]])
+>>> gpuvec.sum(np.array([0.5, 1.5, -2.5]), dtype=np.int64)  # 0 + 1 - 2
+-1.0
+"""
 
-    Parameters
-    ----------
-    x : array_like
-        Real input of any shape and strides.
-    axis : None or int or tuple of ints, optional
-        The axes to sum over (negative ones count from the end); None sums
-        everything.
-    dtype : {numpy.float32, numpy.float64} or an integer dtype, optional
-        The dtype to read the input in; the result is rounded to it. An
-        integer dtype sums whole numbers, as NumPy's does: float input is
-        rounded toward zero first, and the sum is accumulated and returned
-        in float64, since DeviceArrays hold no integers (exact below 2**53,
-        where NumPy's integers would wrap around beyond their range).
-    keepdims : bool, optional
-        Keep the summed axes, with length 1, so the result broadcasts
-        against ``x``.
-    threads_per_block : int, optional
-        CUDA block size: a multiple of 32, at most 1024.
-    stream : gpuvec.Stream, optional
-        The stream to queue the work on (default: the current stream).
+_COUNT_NONZERO_DOC = """The number of nonzero elements, like :func:`numpy.count_nonzero`.
 
-    Returns
-    -------
-    float, numpy.ndarray or DeviceArray
-        The sum (0.0 for an empty input; NaN if any element is NaN): a
-        Python float for ``axis=None``, else an array of the input's dtype.
-        For a DeviceArray input with ``axis=None``, a 0-d DeviceArray that
-        stays on the device until ``float()`` asks for it.
+An element counts when it is not zero, so NaN counts, as in NumPy. Float
+input is read in its own dtype, never rounded to a lower precision (which
+could turn a tiny number into 0), and bool input as it is. Counts are
+exact int64 sums.
 
-    Examples
-    --------
-    >>> import numpy as np, gpuvec
-    >>> gpuvec.sum(np.arange(53735, dtype=np.float64))
-    1443698245.0
-    >>> gpuvec.sum(np.arange(6.0).reshape(2, 3), axis=0)
-    array([3., 5., 7.])
-    >>> gpuvec.sum(np.arange(6.0).reshape(2, 3), axis=-1, keepdims=True)
-    array([[ 3.],
-           [12.]])
-    >>> gpuvec.sum(np.array([0.5, 1.5, -2.5]), dtype=np.int64)  # 0 + 1 - 2
-    -1.0
-    """
-    x, dtype = _whole_numbers(x, dtype, stream)
-    return _core.reduce(REDUCE["sum"], x, None, axis, keepdims, dtype, threads_per_block, stream)
+Parameters
+----------
+x : array_like
+    Real or bool input of any shape and strides.
+axis : None or int or tuple of ints, optional
+    The axes to count over (negative ones count from the end); None
+    counts everything.
+keepdims : bool, optional
+    Keep the counted axes, with length 1, so that the result broadcasts
+    against ``x``.
+threads_per_block, stream
+    As for :func:`gpuvec.sum`.
+
+Returns
+-------
+int or numpy.ndarray
+    A Python int for ``axis=None``, else an int64 array; for a
+    DeviceArray input too (as from :func:`gpuvec.argmax`), since
+    DeviceArrays hold no integers.
+
+Examples
+--------
+>>> import numpy as np, gpuvec
+>>> x = np.array([[0.0, 2.0, np.nan], [0.0, 0.0, 5.0]])
+>>> gpuvec.count_nonzero(x)
+3
+>>> gpuvec.count_nonzero(x, axis=0)
+array([0, 1, 2])
+>>> gpuvec.count_nonzero(x > 1, axis=1, keepdims=True)
+array([[1],
+       [1]])
+"""
 
 
 def _whole_numbers(x, dtype, stream):
@@ -150,7 +170,7 @@ def dot(x, y, *, dtype=None, threads_per_block=None, stream=None):
     return _core.reduce(REDUCE["dot"], x, y, None, False, dtype, threads_per_block, stream)
 
 
-_REDUCE_DOC = """{summary}, like :func:`numpy.{name}`.
+_REDUCE_DOC = """{summary}, over all axes or some, like :func:`numpy.{name}`.
 
 {details}
 
@@ -184,112 +204,10 @@ Examples
 {example_axis}
 """
 
-_VALUE_RETURNS = "float or numpy.ndarray"
-_VALUE_DETAIL = "a Python float for ``axis=None``, else an array of the input's dtype"
 _DDOF = """ddof : float, optional
     Delta degrees of freedom: the sum of squared deviations is divided by
     ``n - ddof`` (0 for the population variance, 1 for the sample one).
 """
-
-
-def _doc(name, summary, details, returns, example_all, example_axis, **fields):
-    defaults = {
-        "axis_type": "int or tuple of ints",
-        "axis_what": "axes",
-        "extra": "",
-        "rounded": "; the result is rounded to it",
-        "returns_type": _VALUE_RETURNS,
-        "second": "5.0",
-        "integer_type": "",
-        "integers": "",
-    }
-    return _REDUCE_DOC.format(
-        name=name,
-        summary=summary,
-        details=details,
-        returns=returns,
-        example_all=example_all,
-        example_axis=example_axis,
-        **{**defaults, **fields},
-    )
-
-
-def mean(x, axis=None, *, dtype=None, keepdims=False, threads_per_block=None, stream=None):
-    return _core.reduce(
-        REDUCE["mean"],
-        x,
-        None,
-        axis,
-        keepdims,
-        dtype,
-        threads_per_block,
-        stream,
-        warn_if_at_most=((0, _EMPTY_MEAN),),
-    )
-
-
-def min(x, axis=None, *, dtype=None, keepdims=False, threads_per_block=None, stream=None):
-    return _core.reduce(
-        REDUCE["min"],
-        x,
-        None,
-        axis,
-        keepdims,
-        dtype,
-        threads_per_block,
-        stream,
-        empty_error="zero-size array to reduction operation minimum which has no identity",
-    )
-
-
-def max(x, axis=None, *, dtype=None, keepdims=False, threads_per_block=None, stream=None):
-    return _core.reduce(
-        REDUCE["max"],
-        x,
-        None,
-        axis,
-        keepdims,
-        dtype,
-        threads_per_block,
-        stream,
-        empty_error="zero-size array to reduction operation maximum which has no identity",
-    )
-
-
-def argmin(x, axis=None, *, dtype=None, keepdims=False, threads_per_block=None, stream=None):
-    return _core.reduce(
-        REDUCE["argmin"],
-        x,
-        None,
-        axis,
-        keepdims,
-        dtype,
-        threads_per_block,
-        stream,
-        index=True,
-        empty_error="attempt to get argmin of an empty sequence",
-    )
-
-
-def argmax(x, axis=None, *, dtype=None, keepdims=False, threads_per_block=None, stream=None):
-    return _core.reduce(
-        REDUCE["argmax"],
-        x,
-        None,
-        axis,
-        keepdims,
-        dtype,
-        threads_per_block,
-        stream,
-        index=True,
-        empty_error="attempt to get argmax of an empty sequence",
-    )
-
-
-def prod(x, axis=None, *, dtype=None, keepdims=False, threads_per_block=None, stream=None):
-    x, dtype = _whole_numbers(x, dtype, stream)
-    return _core.reduce(REDUCE["prod"], x, None, axis, keepdims, dtype, threads_per_block, stream)
-
 
 # The dtype= of the sums and products, which take integer dtypes too.
 _INTEGERS = {
@@ -299,36 +217,148 @@ _INTEGERS = {
     ),
 }
 
+# How some rows compute, for their docstrings (documentation only: a row
+# without an entry gets the sentences its traits call for).
+_DETAILS = {
+    "mean": "The sum is accumulated in float64 (see :func:`gpuvec.sum`) and divided by the count.",
+    "argmin": "The first occurrence wins, and a NaN counts as smaller than any number (the "
+    "first NaN's index is returned), as in NumPy. With ``axis=None`` the index is "
+    "into the flattened (C-order) array.",
+    "argmax": "The first occurrence wins, and a NaN counts as larger than any number (the "
+    "first NaN's index is returned), as in NumPy. With ``axis=None`` the index is "
+    "into the flattened (C-order) array.",
+    "min": "NaN if any element is NaN.",
+    "max": "NaN if any element is NaN.",
+    "prod": "Accumulated in float64; the product of no elements is 1.0.",
+    "var": "Computed in one pass over the data: runs of elements keep their count, mean "
+    "and sum of squared deviations in float64 (the mean in two doubles), and runs "
+    "are combined with Chan's formula, so data far from zero (say 1e8 plus noise) "
+    "keeps its digits, as in NumPy's two passes.",
+    "std": "The square root of :func:`gpuvec.var`, computed the same way.",
+    "nansum": "NaN counts as zero, so a slice of NaN alone sums to 0.0.",
+}
 
-def var(x, axis=None, *, ddof=0, dtype=None, keepdims=False, threads_per_block=None, stream=None):
-    d = scalar_arg(ddof, "ddof")
-    return _core.reduce(
-        REDUCE["var"],
-        x,
-        None,
-        axis,
-        keepdims,
-        dtype,
-        threads_per_block,
-        stream,
-        ddof=d,
-        warn_if_at_most=((d, _FEW_DEGREES),),
+
+def _details(row: ReduceOp) -> str:
+    """The docstring's paragraph on how ``row`` computes and what its edge cases give."""
+    sentences = [_DETAILS.get(row.name, "")]
+    if row.skips_nan and not row.whole:
+        sentences.append("NaN elements are left out.")
+    if row.warning is not None:
+        if row.skips_nan:
+            sentences.append("A slice of NaN alone gives NaN, with a RuntimeWarning, as in NumPy.")
+        elif row.ddof:
+            sentences.append(
+                "Where ``n - ddof <= 0`` the result is NaN or inf, with a RuntimeWarning, "
+                "as in NumPy."
+            )
+        else:
+            sentences.append(
+                "A slice of no elements gives NaN, with a RuntimeWarning, as in NumPy."
+            )
+    if row.no_empty:
+        sentences.append("A reduction over no elements is a ValueError.")
+    return " ".join(s for s in sentences if s)
+
+
+def _example(row: ReduceOp, x, axis):
+    """NumPy's result of ``row``'s function on ``x``, written as gpuvec returns it."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        value = getattr(np, row.name)(x, axis=axis)
+    if axis is None:
+        return str(value) if row.result == "bool" else repr(value.item())
+    return repr(np.asarray(value))
+
+
+def _doc(row: ReduceOp) -> str:
+    if row.result == "bool":
+        return _truth_doc(row)
+    second = "np.nan" if row.skips_nan else "5.0"
+    x = np.array([[1.0, np.nan if row.skips_nan else 5.0, 3.0], [4.0, 2.0, 6.0]])
+    fields = {
+        "axis_type": "int" if row.position else "int or tuple of ints",
+        "axis_what": "axis" if row.position else "axes",
+        "extra": _DDOF if row.ddof else "",
+        "rounded": "" if row.no_empty else "; the result is rounded to it",
+        "integer_type": "",
+        "integers": "",
+    }
+    if row.whole:
+        fields.update(_INTEGERS)
+    if row.position:
+        returns_type = "int or numpy.ndarray"
+        returns = "The index: a Python int for ``axis=None``, else an int64 array"
+    else:
+        returns_type = "float or numpy.ndarray"
+        returns = (
+            "The result: a Python float for ``axis=None``, else an array of the input's dtype"
+        )
+    return _REDUCE_DOC.format(
+        name=row.name,
+        summary=row.summary,
+        details=_details(row),
+        returns_type=returns_type,
+        returns=returns,
+        second=second,
+        example_all=_example(row, x, None),
+        example_axis=_example(row, x, 1),
+        **fields,
     )
 
 
-def std(x, axis=None, *, ddof=0, dtype=None, keepdims=False, threads_per_block=None, stream=None):
-    d = scalar_arg(ddof, "ddof")
-    return _core.reduce(
-        REDUCE["std"],
-        x,
-        None,
-        axis,
-        keepdims,
-        dtype,
-        threads_per_block,
-        stream,
-        ddof=d,
-        warn_if_at_most=((d, _FEW_DEGREES),),
+_TRUTH_DOC = """{summary}, over all axes or some, like :func:`numpy.{name}`.
+
+An element is true when it is not zero, so NaN is true, as in NumPy. Float
+input is read in its own dtype, never rounded to a lower precision (which
+could turn a tiny number into 0), and bool input as it is. The {name} of no
+elements is {empty}.
+
+Parameters
+----------
+x : array_like
+    Real or bool input of any shape and strides.
+axis : None or int or tuple of ints, optional
+    The axes to reduce over (negative ones count from the end); None
+    reduces everything.
+keepdims : bool, optional
+    Keep the reduced axes, with length 1, so that the result broadcasts
+    against ``x``.
+threads_per_block, stream
+    As for :func:`gpuvec.sum`.
+
+Returns
+-------
+numpy.bool, numpy.ndarray or DeviceArray
+    A NumPy bool for ``axis=None``, else a bool array. For a DeviceArray
+    input, a bool DeviceArray (0-d for ``axis=None``).
+
+Examples
+--------
+>>> import numpy as np, gpuvec
+>>> x = np.array([[0.0, 2.0, np.nan], [0.0, 0.0, 0.0]])
+>>> print(gpuvec.{name}(x))
+{example_all}
+>>> gpuvec.{name}(x, axis=1)
+{example_axis}
+>>> gpuvec.{name}(x > 1, axis=0)
+{example_bool}
+"""
+
+
+def _truth_doc(row: ReduceOp) -> str:
+    x = np.array([[0.0, 2.0, np.nan], [0.0, 0.0, 0.0]])
+    empty = getattr(np, row.name)(np.zeros(0))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        by_column = repr(getattr(np, row.name)(x > 1, axis=0))
+    return _TRUTH_DOC.format(
+        name=row.name,
+        summary=row.summary,
+        empty=str(bool(empty)),
+        example_all=str(getattr(np, row.name)(x)),
+        example_axis=repr(getattr(np, row.name)(x, axis=1)),
+        example_bool=by_column,
     )
 
 
@@ -388,9 +418,10 @@ def _mean_and_deviation(
     >>> _mean_and_deviation(x)
     (3.5, 1.707825127659933)
     """
+    row = REDUCE_OPS["mean_std" if root else "mean_var"]
     d = scalar_arg(ddof, "ddof")
     return _core.reduce(
-        REDUCE["mean_std" if root else "mean_var"],
+        row.code,
         x,
         None,
         axis,
@@ -399,278 +430,105 @@ def _mean_and_deviation(
         threads_per_block,
         stream,
         ddof=d,
-        warn_if_at_most=((0, _EMPTY_MEAN), (d, _FEW_DEGREES)),
+        warn_if_at_most=((0, REDUCE_OPS["mean"].warning), (d, row.warning)),
     )
 
 
-def nansum(x, axis=None, *, dtype=None, keepdims=False, threads_per_block=None, stream=None):
-    x, dtype = _whole_numbers(x, dtype, stream)
-    return _core.reduce(
-        REDUCE["nansum"], x, None, axis, keepdims, dtype, threads_per_block, stream
-    )
+def _warn_nan_slices(row: ReduceOp, x, axis, result) -> None:
+    """NumPy's RuntimeWarning where a NaN-skipping reduction met a slice of NaN alone.
 
-
-def nanmean(x, axis=None, *, dtype=None, keepdims=False, threads_per_block=None, stream=None):
-    result = _core.reduce(
-        REDUCE["nanmean"],
-        x,
-        None,
-        axis,
-        keepdims,
-        dtype,
-        threads_per_block,
-        stream,
-    )
-    # A row with no number gives NaN, as 0 / 0; NumPy warns about it. Other
-    # NaN come from inf - inf, so look at the rows only when there is a NaN.
-    # (Not for device data: looking would copy it to the host.)
-    if not isinstance(result, DeviceArray) and np.isnan(result).any():
-        counts = np.sum(~np.isnan(np.asarray(x, dtype=float)), axis=axis)
-        if np.any(counts == 0):
-            warnings.warn("Mean of empty slice", RuntimeWarning, stacklevel=2)
-    return result
-
-
-mean.__doc__ = _doc(
-    "mean",
-    "Arithmetic mean of the elements, over all axes or some",
-    "The sum is accumulated in float64 (see :func:`gpuvec.sum`) and divided "
-    "by the count. The mean of no elements is NaN, with a RuntimeWarning.",
-    f"The mean: {_VALUE_DETAIL}",
-    "3.5",
-    "array([3., 4.])",
-)
-min.__doc__ = _doc(
-    "min",
-    "The smallest element, over all axes or some",
-    "NaN if any element is NaN. A reduction over no elements is a ValueError.",
-    f"The minimum: {_VALUE_DETAIL}",
-    "1.0",
-    "array([1., 2.])",
-    rounded="",
-)
-max.__doc__ = _doc(
-    "max",
-    "The largest element, over all axes or some",
-    "NaN if any element is NaN. A reduction over no elements is a ValueError.",
-    f"The maximum: {_VALUE_DETAIL}",
-    "6.0",
-    "array([5., 6.])",
-    rounded="",
-)
-argmin.__doc__ = _doc(
-    "argmin",
-    "Index of the smallest element",
-    "The first occurrence wins, and a NaN counts as smaller than any number (the "
-    "first NaN's index is returned), as in NumPy. With ``axis=None`` the index is "
-    "into the flattened (C-order) array. A reduction over no elements is a ValueError.",
-    "The index: a Python int for ``axis=None``, else an int64 array",
-    "0",
-    "array([0, 1])",
-    axis_type="int",
-    axis_what="axis",
-    rounded="",
-    returns_type="int or numpy.ndarray",
-)
-argmax.__doc__ = _doc(
-    "argmax",
-    "Index of the largest element",
-    "The first occurrence wins, and a NaN counts as larger than any number (the "
-    "first NaN's index is returned), as in NumPy. With ``axis=None`` the index is "
-    "into the flattened (C-order) array. A reduction over no elements is a ValueError.",
-    "The index: a Python int for ``axis=None``, else an int64 array",
-    "5",
-    "array([1, 2])",
-    axis_type="int",
-    axis_what="axis",
-    rounded="",
-    returns_type="int or numpy.ndarray",
-)
-prod.__doc__ = _doc(
-    "prod",
-    "Product of the elements, over all axes or some",
-    "Accumulated in float64; the product of no elements is 1.0.",
-    f"The product: {_VALUE_DETAIL}",
-    "720.0",
-    "array([15., 48.])",
-    **_INTEGERS,
-)
-var.__doc__ = _doc(
-    "var",
-    "Variance of the elements, over all axes or some",
-    "Computed in one pass over the data: runs of elements keep their count, mean "
-    "and sum of squared deviations in float64 (the mean in two doubles), and runs "
-    "are combined with Chan's formula, so data far from zero (say 1e8 plus noise) "
-    "keeps its digits, as in NumPy's two passes. Where ``n - ddof <= 0`` the "
-    "result is NaN or inf, with a RuntimeWarning, as in NumPy.",
-    f"The variance: {_VALUE_DETAIL}",
-    "2.9166666666666665",
-    "array([2.66666667, 2.66666667])",
-    extra=_DDOF,
-)
-std.__doc__ = _doc(
-    "std",
-    "Standard deviation of the elements, over all axes or some",
-    "The square root of :func:`gpuvec.var`, computed the same way.",
-    f"The standard deviation: {_VALUE_DETAIL}",
-    "1.707825127659933",
-    "array([1.63299316, 1.63299316])",
-    extra=_DDOF,
-)
-nansum.__doc__ = _doc(
-    "nansum",
-    "Sum of the elements that are not NaN, over all axes or some",
-    "NaN counts as zero, so a slice of NaN alone sums to 0.0.",
-    f"The sum: {_VALUE_DETAIL}",
-    "16.0",
-    "array([ 4., 12.])",
-    second="np.nan",
-    **_INTEGERS,
-)
-nanmean.__doc__ = _doc(
-    "nanmean",
-    "Mean of the elements that are not NaN, over all axes or some",
-    "A slice of NaN alone gives NaN, with a RuntimeWarning, as in NumPy.",
-    f"The mean: {_VALUE_DETAIL}",
-    "3.2",
-    "array([2., 4.])",
-    second="np.nan",
-)
-
-
-def any(x, axis=None, *, keepdims=False, threads_per_block=None, stream=None):
-    return _core.reduce(
-        REDUCE["any"], x, None, axis, keepdims, None, threads_per_block, stream, own_dtype=True
-    )
-
-
-def all(x, axis=None, *, keepdims=False, threads_per_block=None, stream=None):
-    return _core.reduce(
-        REDUCE["all"], x, None, axis, keepdims, None, threads_per_block, stream, own_dtype=True
-    )
-
-
-_TRUTH_DOC = """{summary}, over all axes or some, like :func:`numpy.{name}`.
-
-An element is true when it is not zero, so NaN is true, as in NumPy. Float
-input is read in its own dtype, never rounded to a lower precision (which
-could turn a tiny number into 0), and bool input as it is. The {name} of no
-elements is {empty}.
-
-Parameters
-----------
-x : array_like
-    Real or bool input of any shape and strides.
-axis : None or int or tuple of ints, optional
-    The axes to reduce over (negative ones count from the end); None
-    reduces everything.
-keepdims : bool, optional
-    Keep the reduced axes, with length 1, so that the result broadcasts
-    against ``x``.
-threads_per_block, stream
-    As for :func:`gpuvec.sum`.
-
-Returns
--------
-numpy.bool, numpy.ndarray or DeviceArray
-    A NumPy bool for ``axis=None``, else a bool array. For a DeviceArray
-    input, a bool DeviceArray (0-d for ``axis=None``).
-
-Examples
---------
->>> import numpy as np, gpuvec
->>> x = np.array([[0.0, 2.0, np.nan], [0.0, 0.0, 0.0]])
->>> print(gpuvec.{name}(x))
-{example_all}
->>> gpuvec.{name}(x, axis=1)
-{example_axis}
->>> gpuvec.{name}(x > 1, axis=0)
-{example_bool}
-"""
-
-any.__doc__ = _TRUTH_DOC.format(
-    name="any",
-    summary="Whether any element is nonzero",
-    empty="False",
-    example_all="True",
-    example_axis="array([ True, False])",
-    example_bool="array([False,  True, False])",
-)
-all.__doc__ = _TRUTH_DOC.format(
-    name="all",
-    summary="Whether every element is nonzero",
-    empty="True",
-    example_all="False",
-    example_axis="array([False, False])",
-    example_bool="array([False, False, False])",
-)
-
-
-def count_nonzero(x, axis=None, *, keepdims=False, threads_per_block=None, stream=None):
-    """The number of nonzero elements, over all axes or some, like :func:`numpy.count_nonzero`.
-
-    An element counts when it is not zero, so NaN counts, as in NumPy. Float
-    input is read in its own dtype, never rounded to a lower precision (which
-    could turn a tiny number into 0), and bool input as it is. Counts are
-    exact int64 sums.
-
-    Parameters
-    ----------
-    x : array_like
-        Real or bool input of any shape and strides.
-    axis : None or int or tuple of ints, optional
-        The axes to count over (negative ones count from the end); None
-        counts everything.
-    keepdims : bool, optional
-        Keep the counted axes, with length 1, so that the result broadcasts
-        against ``x``.
-    threads_per_block, stream
-        As for :func:`gpuvec.sum`.
-
-    Returns
-    -------
-    int or numpy.ndarray
-        A Python int for ``axis=None``, else an int64 array; for a
-        DeviceArray input too (as from :func:`gpuvec.argmax`), since
-        DeviceArrays hold no integers.
-
-    Examples
-    --------
-    >>> import numpy as np, gpuvec
-    >>> x = np.array([[0.0, 2.0, np.nan], [0.0, 0.0, 5.0]])
-    >>> gpuvec.count_nonzero(x)
-    3
-    >>> gpuvec.count_nonzero(x, axis=0)
-    array([0, 1, 2])
-    >>> gpuvec.count_nonzero(x > 1, axis=1, keepdims=True)
-    array([[1],
-           [1]])
+    Such a slice gives NaN; other NaN come from inf - inf, so the slices are
+    counted only when there is a NaN. (Not for device data: counting would
+    copy it to the host.)
     """
-    return _core.reduce(
-        REDUCE["count_nonzero"],
-        x,
-        None,
-        axis,
-        keepdims,
-        None,
-        threads_per_block,
-        stream,
-        own_dtype=True,
-    )
+    if isinstance(result, DeviceArray) or not np.isnan(result).any():
+        return
+    counts = np.sum(~np.isnan(np.asarray(x, dtype=float)), axis=axis)
+    if np.any(counts == 0):
+        warnings.warn(row.warning, RuntimeWarning, stacklevel=4)  # the caller of gpuvec.<name>
 
 
-# The DeviceArray methods (d.sum(), d.mean(axis=0), ...) are these functions.
-METHODS.update(
-    sum=sum,
-    mean=mean,
-    max=max,
-    min=min,
-    prod=prod,
-    argmax=argmax,
-    argmin=argmin,
-    var=var,
-    std=std,
-    dot=dot,
-    any=any,
-    all=all,
-)
+def _options(row: ReduceOp, ddof) -> dict:
+    """The keyword arguments of ``_core.reduce`` that ``row``'s traits call for."""
+    d = scalar_arg(ddof, "ddof") if row.ddof else 0.0
+    counted = row.warning is not None and not row.skips_nan  # skips_nan: _warn_nan_slices
+    return {
+        "ddof": d,
+        "index": row.position,
+        "own_dtype": row.own_dtype,
+        "empty_error": row.empty_error,
+        "warn_if_at_most": ((d, row.warning),) if counted else (),
+    }
+
+
+def _make(row: ReduceOp):
+    """The public function of reduction row ``row``, with NumPy's signature.
+
+    ``_core.reduce`` is called from the function itself, so that its
+    warnings point at the caller's line.
+    """
+    code = row.code
+    nan_warning = row.skips_nan and row.warning is not None
+
+    def finish(x, axis, result):
+        if nan_warning:
+            _warn_nan_slices(row, x, axis, result)
+        return result
+
+    if row.ddof:
+
+        def function(
+            x,
+            axis=None,
+            *,
+            ddof=0,
+            dtype=None,
+            keepdims=False,
+            threads_per_block=None,
+            stream=None,
+        ):
+            options = _options(row, ddof)
+            return _core.reduce(
+                code, x, None, axis, keepdims, dtype, threads_per_block, stream, **options
+            )
+
+    elif row.own_dtype:
+
+        def function(x, axis=None, *, keepdims=False, threads_per_block=None, stream=None):
+            options = _options(row, 0)
+            return _core.reduce(
+                code, x, None, axis, keepdims, None, threads_per_block, stream, **options
+            )
+
+    else:
+
+        def function(
+            x, axis=None, *, dtype=None, keepdims=False, threads_per_block=None, stream=None
+        ):
+            if row.whole:
+                x, dtype = _whole_numbers(x, dtype, stream)
+            options = _options(row, 0)
+            result = _core.reduce(
+                code, x, None, axis, keepdims, dtype, threads_per_block, stream, **options
+            )
+            return finish(x, axis, result)
+
+    function.__name__ = function.__qualname__ = row.name
+    function.__module__ = __name__
+    function.__doc__ = _doc(row)
+    return function
+
+
+# The public reductions, one per row of the table whose NumPy name is its own.
+FUNCTIONS = {row.name: _make(row) for row in REDUCE_OPS.values() if row.public}
+FUNCTIONS["sum"].__doc__ = _SUM_DOC
+FUNCTIONS["count_nonzero"].__doc__ = _COUNT_NONZERO_DOC
+globals().update(FUNCTIONS)
+
+__all__ = sorted([*FUNCTIONS, "dot"])
+
+
+# The DeviceArray methods (d.sum(), d.mean(axis=0), ...) are these functions:
+# those that NumPy's arrays have as methods too, and dot.
+METHODS.update({name: f for name, f in FUNCTIONS.items() if hasattr(np.ndarray, name)})
+METHODS.update(dot=dot)

@@ -27,34 +27,17 @@ array([0.])
 from __future__ import annotations
 
 from gpuvec import _core
+from gpuvec._table import ELEMENTWISE_OPS, ElementwiseOp
 
 # The rows of one or two inputs and no parameters: the plain functions.
-_ROWS = [row for row in _core.elementwise_ops() if row[2] in (1, 2) and row[3] == 0]
+_ROWS = [row for row in ELEMENTWISE_OPS.values() if row.public]
 
-# NumPy's other names for some of them.
+# NumPy's other names for some of them, which gpuvec has too.
 ALIASES = {"abs": "absolute", "atan2": "arctan2"}
 
 # An expression computing the same in NumPy, for the docstring examples of
 # the ops NumPy has no function for.
 _NUMPY_TWIN = {"sigmoid": "1 / (1 + np.exp(-{x}))"}
-
-# Correctly rounded: the two backends and NumPy agree bit for bit.
-_EXACT = {
-    "add",
-    "subtract",
-    "multiply",
-    "divide",
-    "maximum",
-    "minimum",
-    "negative",
-    "absolute",
-    "sqrt",
-    "floor",
-    "ceil",
-    "round",
-    "sign",
-    "trunc",
-}
 
 _PARAMETERS = """out : numpy.ndarray or DeviceArray, optional
     Where to write the result: writable, of the result's shape and dtype.
@@ -68,7 +51,7 @@ threads_per_block : int, optional
 stream : gpuvec.Stream, optional
     The stream to queue the work on (default: the current stream)."""
 
-_DOC = """{summary}, like :func:`numpy.{numpy_name}`.
+_DOC = """{summary}{like}.
 
 Parameters
 ----------
@@ -98,8 +81,9 @@ _TWO_INPUTS = """a, b : array_like, DeviceArray or number
     Real inputs of any shapes that broadcast together, with any strides."""
 
 
-def _doc(name: str, arity: int, summary: str, result: str | None) -> str:
-    if arity == 1:
+def _doc(row: ElementwiseOp) -> str:
+    name, result = row.name, row.result
+    if row.arity == 1:
         setup, args, first = "x = np.array([0.25, 0.5, 0.75])", "x", "x"
         if result == "bool":
             setup = "x = np.array([0.0, 1.5, np.nan, -np.inf])"
@@ -108,22 +92,24 @@ def _doc(name: str, arity: int, summary: str, result: str | None) -> str:
         if result == "bool":
             setup = "a, b = np.array([0.0, 2.0, np.nan, 1.0]), np.array([0.0, 0.5, 1.0, 3.0])"
     twin = _NUMPY_TWIN.get(name)
-    reference = twin.format(x=args) if twin else f"np.{name}({args})"
+    reference = twin.format(x=args) if twin else f"np.{row.numpy}({args})"
     if result == "bool":
         accuracy = "Exact: the same answers as NumPy on both backends."
-    elif name in _EXACT:
+    elif row.exact:
         accuracy = "Correctly rounded: the same bits as NumPy on both backends."
     else:
+        budget = max(row.host_ulps, row.cuda_ulps)
         accuracy = (
-            "Within a few ulp of the exact result; the CUDA and the C math "
-            "libraries may round differently."
+            f"Within {budget} ulp of NumPy's float64 result ({row.host_ulps} on the host "
+            f"backend, {row.cuda_ulps} on CUDA); the CUDA and the C math libraries may "
+            "round differently."
         )
     return _DOC.format(
         kind=" (a bool array)" if result == "bool" else "",
         check="array_equal" if result == "bool" else "allclose",
-        summary=summary,
-        numpy_name=name if twin is None else "exp",
-        inputs=_ONE_INPUT if arity == 1 else _TWO_INPUTS,
+        summary=row.summary,
+        like=f", like :func:`numpy.{row.numpy}`" if row.numpy else "",
+        inputs=_ONE_INPUT if row.arity == 1 else _TWO_INPUTS,
         parameters=_PARAMETERS.format(first=first),
         accuracy=accuracy,
         example_setup=setup,
@@ -151,18 +137,15 @@ def _two_inputs(code: int, name: str):
     return function
 
 
-def _make(code: int, name: str, arity: int, summary: str, result: str | None):
-    function = (_one_input if arity == 1 else _two_inputs)(code, name)
-    function.__name__ = function.__qualname__ = name
+def _make(row: ElementwiseOp):
+    function = (_one_input if row.arity == 1 else _two_inputs)(row.code, row.name)
+    function.__name__ = function.__qualname__ = row.name
     function.__module__ = __name__
-    function.__doc__ = _doc(name, arity, summary, result)
+    function.__doc__ = _doc(row)
     return function
 
 
-FUNCTIONS = {
-    name: _make(code, name, arity, summary, result)
-    for code, name, arity, _, summary, result in _ROWS
-}
+FUNCTIONS = {row.name: _make(row) for row in _ROWS}
 FUNCTIONS.update({alias: FUNCTIONS[name] for alias, name in ALIASES.items()})
 globals().update(FUNCTIONS)
 

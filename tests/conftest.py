@@ -44,6 +44,49 @@ def skip_without_cuda() -> None:
         pytest.skip(NO_CUDA + _cuda_unusable_reason())
 
 
+# GPUVEC_TEST_DEVICES=N says the machine has N CUDA devices: a test that needs
+# several (the two_devices fixture) then fails where the suite sees fewer,
+# saying how many it saw, instead of skipping, so that a run meant to test
+# several GPUs cannot pass without them. Unset, such a test skips there.
+def _devices_expected() -> int:
+    text = os.environ.get("GPUVEC_TEST_DEVICES", "").strip()
+    if text and not text.isdigit():
+        raise pytest.UsageError(f"GPUVEC_TEST_DEVICES must be a number of devices, got {text!r}")
+    return int(text or 0)
+
+
+DEVICES_EXPECTED = _devices_expected()
+
+
+def need_cuda_devices(count: int) -> None:
+    """Skips the running test unless the cuda backend sees `count` devices or
+    more, saying how many it sees; fails instead where GPUVEC_TEST_DEVICES
+    says the machine has them."""
+    seen = len(gpuvec.devices())  # none where CUDA cannot run
+    if seen >= count:
+        return
+    why = f"needs {count} CUDA devices; the suite sees {seen}"
+    if "CUDA_VISIBLE_DEVICES" in os.environ:
+        why += f" (CUDA_VISIBLE_DEVICES={os.environ['CUDA_VISIBLE_DEVICES']!r})"
+    if DEVICES_EXPECTED >= count:
+        why += f", though GPUVEC_TEST_DEVICES={DEVICES_EXPECTED}"
+        if not gpuvec.is_available():
+            why += f": {_cuda_unusable_reason()}"
+        pytest.fail(why)
+    skip_without_cuda()
+    pytest.skip(why)
+
+
+@pytest.fixture
+def two_devices():
+    """Runs the test on the cuda backend, where it sees two devices or more
+    (see need_cuda_devices)."""
+    need_cuda_devices(2)
+    previous = gpuvec.set_backend("cuda")
+    yield
+    gpuvec.set_backend(previous)
+
+
 @pytest.fixture(params=BACKENDS)
 def backend(request):
     """Runs the test once per backend; the CUDA run skips where CUDA cannot run."""

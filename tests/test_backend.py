@@ -10,6 +10,7 @@ import pytest
 from conftest import skip_without_cuda
 
 import gpuvec
+from gpuvec import _backend, _core
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -149,24 +150,40 @@ def test_fallback_warning_names_the_users_first_call(tmp_path, call):
     assert source.strip() == call
 
 
-def test_fallback_warning_under_python_m_names_gpuvec_not_runpy(tmp_path):
-    # `python3 -m gpuvec` has no line of the user's: the warning names
-    # gpuvec's line that asked for the backend, not <frozen runpy>.
-    env = {**os.environ, "CUDA_VISIBLE_DEVICES": "", "GPUVEC_BACKEND": "auto"}
-    result = subprocess.run(
-        [sys.executable, "-W", "always", "-m", "gpuvec"],
-        capture_output=True,
-        text=True,
-        env=env,
-        cwd=tmp_path,
-        timeout=300,
-        check=False,
+@pytest.fixture
+def fake_cuda(monkeypatch):
+    """A CUDA build whose device count fails as CUDA's runtime fails without a
+    (new enough) driver; the test sets the versions the runtime reports."""
+
+    def device_count():
+        raise gpuvec.CudaError(
+            "CUDA driver version is insufficient for CUDA runtime version",
+            35,
+            "cudaErrorInsufficientDriver",
+        )
+
+    monkeypatch.setattr(_core, "cuda_built", lambda: True)
+    monkeypatch.setattr(_core, "cuda_device_count", device_count)
+    _backend._cuda_unusable_reason.cache_clear()
+    yield lambda runtime, driver: monkeypatch.setattr(
+        _core, "cuda_versions", lambda: (runtime, driver)
     )
-    assert result.returncode == 0, result.stderr
-    warning = result.stderr.splitlines()[0]
-    main = os.path.join(os.path.dirname(gpuvec.__file__), "__main__.py")
-    assert warning.startswith(f"{main}:"), result.stderr
-    assert ": HostFallbackWarning: " in warning
+    _backend._cuda_unusable_reason.cache_clear()  # the real answer, once monkeypatch undoes
+
+
+def test_no_driver_at_all_is_told_apart_from_an_old_one(fake_cuda):
+    # Without libcuda the runtime reports driver version 0 (as on a machine without a GPU).
+    fake_cuda((13, 0), (0, 0))
+    reason = _backend._cuda_unusable_reason()
+    assert reason == "no NVIDIA driver was found (its library, libcuda, could not be loaded)"
+
+
+def test_a_driver_too_old_names_both_versions(fake_cuda):
+    fake_cuda((13, 0), (12, 4))
+    reason = _backend._cuda_unusable_reason()
+    assert reason.startswith("the NVIDIA driver is too old"), reason
+    assert "up to 12.4" in reason
+    assert "CUDA 13.0" in reason
 
 
 def test_asking_for_cuda_without_it_is_a_cuda_error():

@@ -1,7 +1,17 @@
-"""Devices: selecting one, arrays remembering theirs, and refusing to mix them."""
+"""Devices: selecting one, arrays remembering theirs, and refusing to mix them.
+
+The tests of two devices (the two_devices fixture of conftest.py) run on the
+cuda backend wherever two GPUs are visible, and skip elsewhere, saying how
+many the suite sees; with GPUVEC_TEST_DEVICES=2 they fail there instead.
+"""
+
+import os
+import subprocess
+import sys
 
 import numpy as np
 import pytest
+from conftest import skip_without_cuda
 
 import gpuvec
 
@@ -20,11 +30,22 @@ def test_device_out_of_range(backend):
         gpuvec.Device(count)
 
 
-@pytest.fixture
-def two_devices(backend):
-    """Runs a test only where the cuda backend sees two devices or more."""
-    if backend != "cuda" or len(gpuvec.devices()) < 2:
-        pytest.skip("needs two CUDA devices")
+def test_the_suite_sees_the_devices_a_new_process_sees(tmp_path):
+    # Nothing the suite does (its conftest, another test module, a library it
+    # imports) may hide devices from it: the tests of two devices would skip.
+    skip_without_cuda()
+    code = "import gpuvec; print([d['uuid'] for d in gpuvec.devices()])"
+    result = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        env=dict(os.environ),
+        cwd=tmp_path,  # not the repository root, whose gpuvec/ has no compiled core
+        timeout=120,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == str([d["uuid"] for d in gpuvec.devices()])
 
 
 def test_two_devices(two_devices):

@@ -5,6 +5,7 @@ import pytest
 from conftest import random_array
 
 import gpuvec
+from gpuvec._dtypes import check_array_dtype, check_dtype, native_byte_order
 
 f32, f64 = np.float32, np.float64
 
@@ -65,6 +66,37 @@ def test_other_real_dtypes_are_accepted(backend, dtype):
         gpuvec.add(a, a),
         np.add(a, a, dtype=np.float64 if np.dtype(dtype).kind in "biu" else np.float32),
     )
+
+
+@pytest.mark.parametrize("dtype", [f32, f64, np.float16, np.int16, np.int64, np.uint32])
+def test_byte_order_is_part_of_the_dtype(backend, rng, dtype):
+    """Data in the other byte order has the dtype policy of its native twin
+    (tests/test_byte_order.py checks every op)."""
+    a = random_array(rng, 33, dtype)
+    swapped = a.astype(a.dtype.newbyteorder("S"))
+    result = gpuvec.multiply(swapped, a)
+    assert result.dtype == gpuvec.multiply(a, a).dtype
+    assert result.dtype.isnative
+    np.testing.assert_array_equal(result, gpuvec.multiply(a, a))
+
+
+@pytest.mark.parametrize("dtype", [f32, f64, np.int32, np.float16, bool, np.uint8])
+def test_native_byte_order(rng, dtype):
+    """A copy only where the byte order is the other one; bools and bytes have none."""
+    a = random_array(rng, (4, 5), dtype)[:, ::-2]
+    assert native_byte_order(a) is a
+    other = a.astype(a.dtype.newbyteorder("S"))
+    converted = native_byte_order(other)
+    assert converted.dtype == a.dtype
+    np.testing.assert_array_equal(converted, a)
+    assert (converted is other) == (a.dtype.itemsize == 1)
+
+
+def test_dtype_argument_in_either_byte_order():
+    assert check_dtype(np.dtype(f32).newbyteorder("S")) == f32
+    assert check_array_dtype(np.dtype(f64).newbyteorder("S")) == f64
+    with pytest.raises(TypeError, match="float32 or float64, got int32"):
+        check_dtype(np.dtype(np.int32).newbyteorder("S"))
 
 
 # Device inputs that share a dtype other than the one the op computes in are

@@ -461,3 +461,78 @@ def test_explain_shows_kernels_source_and_bytes(rng):
     assert repr(explanation) == text
     kernel = explanation.kernels[0]  # the kernel, as the plan runs it
     assert_same(kernel(a, b), axpb(a, b))
+
+
+# -- side effects ---------------------------------------------------------------------------------
+
+_GLOBAL_CALLS = []
+
+
+def _record_call():
+    _GLOBAL_CALLS.append(1)
+
+
+def test_a_side_effect_before_what_stops_the_trace_happens_once(backend, rng):
+    calls = []
+
+    @gpuvec.fuse
+    def f(x):
+        calls.append(1)
+        if gpuvec.max(x) > 0:  # data-dependent control flow: not traceable
+            return x * 2.0
+        return x - 1.0
+
+    x = random_array(rng, 16, np.float64)
+    expected = x * 2.0 if x.max() > 0 else x - 1.0
+    assert_same(f(on(backend, x)), expected)
+    assert len(calls) == 1  # once on the first call, not in the trace and again
+    assert_same(f(on(backend, x)), expected)
+    assert len(calls) == 2
+    assert not f.explain(x).fused
+
+
+def test_a_side_effect_happens_once_per_call(backend, rng, capsys):
+    counter = {"calls": 0}
+
+    @gpuvec.fuse
+    def printing(x, y):
+        print("called")
+        return x * y + 1.0
+
+    @gpuvec.fuse
+    def counting(x, y):
+        counter["calls"] += 1
+        return x * y + 1.0
+
+    @gpuvec.fuse
+    def through_a_helper(x, y):
+        _record_call()
+        return x * y + 1.0
+
+    x, y = random_array(rng, 32, np.float32), random_array(rng, 32, np.float32)
+    expected = x * y + np.float32(1.0)
+    _GLOBAL_CALLS.clear()
+    for calls in (1, 2, 3):
+        assert_same(printing(on(backend, x), on(backend, y)), expected)
+        assert capsys.readouterr().out.count("called") == 1
+        assert_same(counting(on(backend, x), on(backend, y)), expected)
+        assert counter["calls"] == calls
+        assert_same(through_a_helper(on(backend, x), on(backend, y)), expected)
+        assert len(_GLOBAL_CALLS) == calls
+    explanation = str(printing.explain(x, y))
+    assert "print" in explanation
+    assert "side effect" in explanation
+    assert "side effect" in str(counting.explain(x, y))
+
+
+def test_a_pure_helper_is_still_traced(rng):
+    def square(v):
+        return v * v
+
+    @gpuvec.fuse
+    def f(x):
+        return square(x) + abs(x) + min(2.0, 3.0)
+
+    x = random_array(rng, 64, np.float64)
+    assert f.explain(x).fused
+    assert_same(f(x), x * x + np.abs(x) + 2.0)

@@ -438,7 +438,8 @@ def test_the_kernel_magic_binds_each_kernel(backend, capsys):
         assert isinstance(shell.user_ns["doublify"], gpuvec.Kernel)
         assert isinstance(shell.user_ns["scale_float_3"], gpuvec.Kernel)
         assert "doublify, scale_float_3" in capsys.readouterr().out
-        with pytest.raises(UsageError, match="line 2"):
+        # Line 3 of the cell as shown: the %%gpuvec_kernel line is line 1.
+        with pytest.raises(UsageError, match="line 3"):
             shell.run_cell_magic("gpuvec_kernel", "", "__global__ void k(float* a)\n{ a[0] = y; }")
         info = repr(shell.run_line_magic("gpuvec_info", ""))
         assert "kernel cache use" in info

@@ -28,3 +28,28 @@ def test_main_job_runs_and_checks_pass():
         assert gpuvec.devices()[0]["name"] in out
     else:
         assert "why not CUDA:" in out
+
+
+def test_main_job_gives_the_fallback_reason_once(tmp_path):
+    # Without a usable GPU (none visible here, on any machine) the report says
+    # why, once: not again as a HostFallbackWarning, even where every warning
+    # is shown.
+    env = {**os.environ, "CUDA_VISIBLE_DEVICES": "", "GPUVEC_BACKEND": "auto"}
+    result = subprocess.run(
+        [sys.executable, "-W", "always", "-m", "gpuvec"],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=tmp_path,
+        timeout=300,
+        check=False,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "HostFallbackWarning" not in result.stderr, result.stderr
+    assert "backend 'host'" in result.stdout
+    reasons = [line for line in result.stdout.splitlines() if "why not CUDA:" in line]
+    assert len(reasons) == 1, result.stdout
+    reason = reasons[0].split("why not CUDA: ", 1)[1]
+    assert reason
+    assert reason != "the host backend was selected"
+    assert (result.stdout + result.stderr).count(reason) == 1

@@ -122,3 +122,84 @@ def test_memory_limit_comes_from_the_environment():
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == str(64 << 20)
+
+
+def run_python(code, **env):
+    """Runs code in a fresh interpreter with ``env`` added to the environment."""
+    environment = {k: v for k, v in os.environ.items() if k != "GPUVEC_MEMORY_LIMIT"}
+    return subprocess.run(
+        [sys.executable, "-c", code],
+        env={**environment, **env},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+def test_memory_limit_set_in_the_environment_after_import_applies(backend):
+    # As a Dask Nanny's env= sets it: after the worker has imported gpuvec.
+    code = (
+        "import os, gpuvec\n"
+        "os.environ['GPUVEC_MEMORY_LIMIT'] = '3 MiB'\n"
+        "kept = gpuvec.zeros(1000)\n"  # the first allocation reads it
+        "print(gpuvec.memory_limit())\n"
+        "try:\n"
+        "    gpuvec.empty(1 << 19)\n"  # 4 MiB of float64
+        "except MemoryError as error:\n"
+        "    print(type(error).__name__, 'memory limit' in str(error))\n"
+        "else:\n"
+        "    print('allocated')\n"
+    )
+    result = run_python(code, GPUVEC_BACKEND=backend)
+    assert result.returncode == 0, result.stderr
+    limit, allocation = result.stdout.splitlines()
+    assert limit == str(3 << 20)
+    if backend == "cuda":
+        assert allocation == "OutOfMemoryError True"
+    else:  # NumPy allocates on the host: the cap is reported, and has no effect
+        assert allocation == "allocated"
+
+
+def test_set_memory_limit_overrides_the_environment(backend):
+    code = (
+        "import os, gpuvec\n"
+        "os.environ['GPUVEC_MEMORY_LIMIT'] = '1 MiB'\n"
+        "gpuvec.set_memory_limit('64 MiB')\n"
+        "kept = gpuvec.empty(1 << 19)\n"  # 4 MiB: over the environment's cap only
+        "print(gpuvec.memory_limit())\n"
+        "gpuvec.set_memory_limit(None)\n"
+        "print(gpuvec.memory_limit())\n"
+    )
+    result = run_python(code, GPUVEC_BACKEND=backend, GPUVEC_MEMORY_LIMIT="2 MiB")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == [str(64 << 20), "None"]
+
+
+def test_memory_limit_in_the_environment_is_read_once_on_the_device(backend):
+    code = (
+        "import os, gpuvec\n"
+        "print(gpuvec.memory_limit())\n"  # not read yet: as the environment has it now
+        "kept = gpuvec.zeros(10)\n"
+        "os.environ['GPUVEC_MEMORY_LIMIT'] = '5 MiB'\n"
+        "print(gpuvec.memory_limit())\n"
+    )
+    result = run_python(code, GPUVEC_BACKEND=backend, GPUVEC_MEMORY_LIMIT="7 MiB")
+    assert result.returncode == 0, result.stderr
+    # On the device the first allocation read it; the host backend allocates
+    # no device memory, and reports the environment's cap as it is.
+    later = 7 << 20 if backend == "cuda" else 5 << 20
+    assert result.stdout.split() == [str(7 << 20), str(later)]
+
+
+def test_memory_limit_in_the_environment_that_is_no_size_is_named(backend):
+    code = (
+        "import gpuvec\n"  # the import works: nothing is read yet
+        "try:\n"
+        "    gpuvec.memory_limit()\n"
+        "except ValueError as error:\n"
+        "    print(error)\n"
+    )
+    result = run_python(code, GPUVEC_BACKEND=backend, GPUVEC_MEMORY_LIMIT="lots")
+    assert result.returncode == 0, result.stderr
+    expected = "GPUVEC_MEMORY_LIMIT='lots' is not a size such as 4 GiB or 500 MB"
+    assert result.stdout.strip() == expected

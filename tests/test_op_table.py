@@ -1,70 +1,40 @@
 """Every public op of gpuvec's op table against NumPy's function of the same name.
 
-The parameters come from the compiled core's tables, ``_core.elementwise_ops()``
-and ``_core.reduce_ops()``: rows ``(code, name, arity, params, summary, result)``,
-where ``result`` names the result's dtype ("bool", "int64"), None for the compute
-dtype. Each elementwise row with ``params == 0`` and arity 1 or 2 is a public
-function ``gpuvec.<name>``; those of the compute dtype are compared here with
-``numpy.<name>`` (``sigmoid``, which NumPy lacks, with ``1 / (1 + exp(-x))`` in
-float64), the truth-value ones in tests/test_bool_arrays.py. A new row is tested
-without a change here; one without a NumPy twin or an ulp budget fails, naming
-what is missing.
+The parameters come from the op table (``csrc/include/gpuvec/op_table.h``) as
+:mod:`gpuvec._table` names its rows, which the compiled core hands over
+(``_core.elementwise_ops()``, ``_core.reduce_ops()``). Each elementwise row
+with no parameters and arity 1 or 2 is a public function ``gpuvec.<name>``;
+those of the compute dtype are compared here with NumPy's function of the
+row's numpy column (``sigmoid``, which NumPy lacks, with
+``1 / (1 + exp(-x))`` in float64), the truth-value ones in
+tests/test_bool_arrays.py. Correctly rounded rows (rounding EXACT) must give
+NumPy's bits; the others must be within the row's ulp budget of the running
+backend. A new row is tested without a change here.
 """
 
 import inspect
 import math
 import re
-from typing import NamedTuple
 
 import numpy as np
 import pytest
 from conftest import LAYOUTS, SIZES, random_array
-from tolerances import ULPS, assert_ulp_close
+from tolerances import assert_ulp_close, in_domain, ulps
 
 import gpuvec
 from gpuvec import _core
+from gpuvec._table import ELEMENTWISE_OPS, REDUCE_OPS, TRAITS
 
 DTYPES = [np.float32, np.float64]
 
+ELEMENTWISE_ROWS = [tuple(row) for row in _core.elementwise_ops()]
+REDUCE_ROWS = [tuple(row) for row in _core.reduce_ops()]
 
-class Op(NamedTuple):
-    code: int
-    name: str
-    arity: int
-    params: int
-    summary: str
-    result: str | None
-
-
-def _rows(getter):
-    """The rows of ``_core.<getter>()``, or None where the core has no such table."""
-    table = getattr(_core, getter, None)
-    return None if table is None else [tuple(row) for row in table()]
-
-
-ELEMENTWISE_ROWS = _rows("elementwise_ops")
-REDUCE_ROWS = _rows("reduce_ops")
-MISSING = (
-    "gpuvec._core.elementwise_ops() does not exist: the op table these tests are "
-    "parametrised from is missing"
-)
-
-# The public elementwise functions of the compute dtype: params == 0, arity 1
-# or 2 (not where/clip), result None.
-PUBLIC = [
-    Op(*row)
-    for row in ELEMENTWISE_ROWS or []
-    if len(row) == 6
-    and row[3] == 0
-    and row[2] in (1, 2)
-    and row[1] not in ("where", "clip")
-    and row[5] is None
-]
+# The public elementwise functions of the compute dtype.
+PUBLIC = [row for row in ELEMENTWISE_OPS.values() if row.public and row.result is None]
 
 
 def _params(arities):
-    if ELEMENTWISE_ROWS is None:
-        return [pytest.param(None, id="no-op-table")]
     ops = [pytest.param(op, id=op.name) for op in PUBLIC if op.arity in arities]
     arity = "-or-".join(map(str, arities))
     return ops or [pytest.param(None, id=f"no-public-op-of-arity-{arity}")]
@@ -72,7 +42,7 @@ def _params(arities):
 
 def _given(request):
     if request.param is None:
-        pytest.fail(MISSING if ELEMENTWISE_ROWS is None else "no such op in the table")
+        pytest.fail("no such op in the table")
     return request.param
 
 
@@ -100,35 +70,22 @@ def function(op):
 
 # -- references ----------------------------------------------------------------------------
 
-# Correctly rounded ops: the result must be NumPy's, computed in the same dtype, bit for bit.
-EXACT = {
-    "add",
-    "subtract",
-    "multiply",
-    "divide",
-    "maximum",
-    "minimum",
-    "negative",
-    "abs",
-    "absolute",
-    "sqrt",
-    "floor",
-    "ceil",
-    "round",
-    "sign",
-    "trunc",
-}
-
 
 def sigmoid(x):
     return 1 / (1 + np.exp(-x))
 
 
+# The references of the rows NumPy has no function for.
+TWINS = {"sigmoid": sigmoid}
+
+
 def numpy_twin(name):
-    if name == "sigmoid":
-        return sigmoid
-    twin = getattr(np, name, None)
-    assert twin is not None, f"numpy has no {name!r} to compare gpuvec.{name} with"
+    row = ELEMENTWISE_OPS[name]
+    if row.numpy is None:
+        assert name in TWINS, f"numpy has no {name!r}: give tests/test_op_table.py a reference"
+        return TWINS[name]
+    twin = getattr(np, row.numpy, None)
+    assert twin is not None, f"numpy has no {row.numpy!r} to compare gpuvec.{name} with"
     return twin
 
 
@@ -137,68 +94,30 @@ def check(name, result, args, dtype):
 
     The inputs are first cast to the compute dtype, as gpuvec does. Correctly
     rounded ops must then equal NumPy run in that dtype; the others must be
-    within their ulp budget (tests/tolerances.py) of NumPy in float64.
+    within their ulp budget on the running backend (the op table's host_ulps
+    or cuda_ulps) of NumPy in float64.
     """
     result = np.asarray(result)
     assert result.dtype == dtype, (result.dtype, dtype)
     cast = [np.asarray(a, dtype) for a in args]
     twin = numpy_twin(name)
     with np.errstate(all="ignore"):
-        if name in EXACT:
+        if ELEMENTWISE_OPS[name].exact:
             expected = np.asarray(twin(*cast))
             assert expected.dtype == dtype
             assert result.shape == expected.shape, (result.shape, expected.shape)
             np.testing.assert_array_equal(result, expected)
         else:
             reference = twin(*[c.astype(np.float64) for c in cast])
-            assert name in ULPS, f"no ulp budget for {name!r} in tests/tolerances.py"
-            assert_ulp_close(result, reference, dtype, ULPS[name])
+            assert_ulp_close(result, reference, dtype, ulps(name, gpuvec.backend()))
 
 
 # -- inputs ---------------------------------------------------------------------------------
 
 
-def _positive(x):
-    return np.abs(x) + 1e-3
-
-
-def _with_halves(x):
-    """Every other element an integer or an exact half (the ties of rounding)."""
-    ties = np.round(x * 2) / 2
-    every_other = np.arange(x.size).reshape(x.shape) % 2 == 0
-    return np.where(every_other, ties, x)
-
-
-# name: per operand, a map from random float64 data (both signs, |x| mostly
-# below 40) into the op's domain. Other ops take the data as it is.
-DOMAINS = {
-    "sqrt": (_positive,),
-    "log": (_positive,),
-    "log2": (_positive,),
-    "log10": (_positive,),
-    "log1p": (lambda x: np.abs(x) - 0.999,),
-    "arcsin": (np.sin,),  # all of [-1, 1], dense near the ends
-    "arccos": (np.cos,),
-    "arctanh": (lambda x: 0.999 * np.sin(x),),
-    "arccosh": (lambda x: np.abs(x) + 1,),
-    "tanh": (lambda x: x / 5,),
-    "floor": (_with_halves,),
-    "ceil": (_with_halves,),
-    "round": (_with_halves,),
-    "trunc": (_with_halves,),
-    # Positive bases and moderate exponents: finite results of any size.
-    "power": (lambda x: np.abs(x) / 5 + 0.05, lambda x: x / 4),
-}
-
-
-def domain(name, i):
-    maps = DOMAINS.get(name, ())
-    return maps[i] if i < len(maps) else (lambda x: x)
-
-
 def operand(rng, name, i, shape, dtype):
     """Fresh random data for operand ``i`` of op ``name``, in its domain."""
-    return domain(name, i)(random_array(rng, shape, np.float64)).astype(dtype)
+    return in_domain(name, i, random_array(rng, shape, np.float64)).astype(dtype)
 
 
 def operands(rng, op, shape, dtype):
@@ -243,17 +162,35 @@ RESULT_DTYPES = {
     "any": "bool",
     "all": "bool",
 }
+# Op codes are part of the C ABI: once given, an op keeps its code. Those of
+# the first release, which no edit of the table may change.
+CODES = {
+    "add": 1,
+    "subtract": 2,
+    "multiply": 3,
+    "divide": 4,
+    "power": 5,
+    "sqrt": 12,
+    "exp": 13,
+    "trunc": 29,
+    "equal": 30,
+    "logical_not": 39,
+    "scale": 43,
+    "where": 47,
+}
+REDUCE_CODES = {"sum": 1, "mean": 2, "argmax": 6, "var": 8, "dot": 16, "count_nonzero": 19}
 
 
 @pytest.mark.parametrize("getter", ["elementwise_ops", "reduce_ops"])
 def test_table_rows(getter):
     rows = {"elementwise_ops": ELEMENTWISE_ROWS, "reduce_ops": REDUCE_ROWS}[getter]
-    assert rows is not None, f"gpuvec._core.{getter}() does not exist"
     assert rows, f"gpuvec._core.{getter}() is empty"
     for row in rows:
-        assert len(row) == 6, row
-        code, name, arity, params, summary, result = row
+        assert len(row) == 15, row
+        code, name, arity, params, summary, result, truth, numpy, functor = row[:9]
+        exact, host_ulps, cuda_ulps, ufunc, traits, warning = row[9:]
         assert isinstance(code, int), row
+        assert 0 < code < 128, row
         assert isinstance(name, str), row
         assert name.isidentifier(), row
         assert isinstance(arity, int), row
@@ -264,12 +201,52 @@ def test_table_rows(getter):
         assert isinstance(summary, str), row
         assert summary, row
         assert summary.strip() == summary, row
+        assert isinstance(truth, bool), row
+        assert functor.isidentifier(), row
+        assert numpy == "" or all(part.isidentifier() for part in numpy.split(".")), row
+        assert isinstance(exact, bool), row
+        assert host_ulps >= 0, row
+        assert cuda_ulps >= 0, row
+        if exact:  # correctly rounded: no ulp to spend
+            assert host_ulps == cuda_ulps == 0, row
+        assert ufunc == "" or ufunc.isidentifier(), row
+        assert set(traits.split()) <= TRAITS, row
+        assert isinstance(warning, str), row
     names = [row[1] for row in rows]
     assert len(names) == len(set(names)), f"names listed twice: {names}"
+    codes = [row[0] for row in rows]
+    assert len(codes) == len(set(codes)), f"codes given twice: {sorted(codes)}"
+
+
+def test_codes_are_stable():
+    assert {name: ELEMENTWISE_OPS[name].code for name in CODES} == CODES
+    assert {name: REDUCE_OPS[name].code for name in REDUCE_CODES} == REDUCE_CODES
+
+
+def test_numpy_names_are_numpys(op):
+    """The numpy column names a NumPy function (its ufunc, for the plain ops)."""
+    if op.numpy is None:
+        assert op.name in TWINS, op.name
+        return
+    assert isinstance(getattr(np, op.numpy, None), np.ufunc), op.numpy
+
+
+def test_reduce_rows_name_numpys_functions():
+    for row in REDUCE_OPS.values():
+        target = np
+        for part in (row.numpy or "").split(".") if row.numpy else []:
+            target = getattr(target, part, None)
+        assert row.numpy is None or callable(target), (row.name, row.numpy)
+        assert row.ufunc is None or isinstance(getattr(np, row.ufunc, None), np.ufunc), row
+        if row.public:
+            f = getattr(gpuvec, row.name, None)
+            assert callable(f), f"the op table lists {row.name!r}, but gpuvec lacks it"
+            assert f.__doc__.startswith(row.summary), (row.name, f.__doc__[:80])
+        if row.no_empty and not row.position:
+            assert row.ufunc is not None, f"{row.name}'s error for no elements names its ufunc"
 
 
 def test_elementwise_table_lists_the_ops():
-    assert ELEMENTWISE_ROWS is not None, MISSING
     public = {op.name for op in PUBLIC}
     assert EXISTING <= public, f"missing: {sorted(EXISTING - public)}"
     assert NEW <= public, f"missing: {sorted(NEW - public)}"
@@ -277,16 +254,16 @@ def test_elementwise_table_lists_the_ops():
     assert public & {"atan2", "arctan2"}, "atan2 missing"
     unary = {op.name for op in PUBLIC if op.arity == 1}
     assert NEW <= unary
-    for row in ELEMENTWISE_ROWS:
-        if row[1] in ("where", "clip"):
-            assert row[2] == 3, row
+    for row in ELEMENTWISE_OPS.values():
+        if row.name in ("where", "clip"):
+            assert row.arity == 3, row
 
 
 def test_reduce_table():
-    assert REDUCE_ROWS is not None, "gpuvec._core.reduce_ops() does not exist"
-    names = {row[1] for row in REDUCE_ROWS}
+    names = set(REDUCE_OPS)
     assert REDUCTIONS <= names, f"missing: {sorted(REDUCTIONS - names)}"
-    for _code, name, _arity, params, _summary, result in REDUCE_ROWS:
+    for row in REDUCE_ROWS:
+        name, params, result = row[1], row[3], row[5]
         # int64 for positions and counts, bool for truth values, None (the
         # compute dtype) for the rest; no reduction has parameters.
         assert result == RESULT_DTYPES.get(name), (name, result)
@@ -310,7 +287,8 @@ def test_docstring(op):
     doc = inspect.getdoc(function(op))
     assert doc, f"gpuvec.{op.name} has no docstring"
     # The summary line is the table's, then which NumPy function it follows.
-    assert doc.splitlines()[0].startswith(op.summary + ", like :func:`numpy.")
+    like = f", like :func:`numpy.{op.numpy}`." if op.numpy else "."
+    assert doc.splitlines()[0] == op.summary + like
     for section in ("Parameters", "Returns", "Examples"):
         assert re.search(rf"^{section}\n-{{{len(section)}}}$", doc, re.M), (op.name, section)
     # The names in the Parameters section: its unindented lines, "name : type",

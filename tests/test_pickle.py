@@ -88,10 +88,8 @@ def test_pickle_loads_in_another_process(backend, rng, tmp_path):
     np.testing.assert_array_equal(np.load(tmp_path / "out.npy"), x[::2])
 
 
-def test_pickle_loads_on_the_current_device(backend):
+def test_pickle_loads_on_the_current_device(two_devices):
     """Pickled on device 1, loaded where device 0 is current: it lands on device 0."""
-    if backend != "cuda" or len(gpuvec.devices()) < 2:
-        pytest.skip("needs two CUDA devices")
     with gpuvec.Device(1):
         data = pickle.dumps(gpuvec.arange(5))
     with gpuvec.Device(0):

@@ -8,7 +8,10 @@ saying which. Tracebacks name the page and its line.
 """
 
 import importlib.util
+import os
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -17,7 +20,8 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 README = ROOT / "README.md"
 DOCS = sorted((ROOT / "docs").glob("*.md"))
-PEERS = ("torch", "cupy")
+# Optional libraries that some examples import: an example runs where they are installed.
+PEERS = ("torch", "cupy", "dask", "distributed")
 
 
 def python_blocks(page: Path) -> list[tuple[int, str]]:
@@ -34,7 +38,7 @@ DOC_PAGES = [page for page in DOCS if python_blocks(page)]
 
 
 def _peers_of(block: str) -> list[str]:
-    return [peer for peer in PEERS if f"import {peer}" in block]
+    return [peer for peer in PEERS if re.search(rf"^\s*(import|from)\s+{peer}\b", block, re.M)]
 
 
 def _missing_peers(blocks) -> list[str]:
@@ -93,3 +97,80 @@ def test_docs_examples_run(page, backend):
     if missing:
         pytest.skip(f"docs/{page.name}'s examples need {', '.join(missing)}, not installed here")
     _run(page, blocks)
+
+
+def test_readme_counts_the_tutorials():
+    # The layout's line for notebooks/ says how many tutorials there are.
+    match = re.search(r"^notebooks/\s+(\S+) tutorials", README.read_text(encoding="utf-8"), re.M)
+    assert match, "the README's layout has no line 'notebooks/  N tutorials'"
+    count = len(list((ROOT / "notebooks").glob("*.ipynb")))
+    assert match.group(1) == str(count), (
+        f"the README says {match.group(1)}, notebooks/ has {count}"
+    )
+
+
+# The examples that start worker processes. Dask's processes (and any that
+# multiprocessing spawns) run the script's top level again as they start, so
+# each such example runs as a reader saves it too: as a script of its own.
+SCRIPT_BLOCKS = [
+    (page, offset, block)
+    for page in DOC_PAGES
+    for offset, block in python_blocks(page)
+    if "Cluster(" in block
+]
+
+
+def test_examples_that_start_processes_are_found():
+    assert "dask.md" in [page.name for page, _, _ in SCRIPT_BLOCKS]
+
+
+@pytest.mark.parametrize(
+    ("page", "offset", "block"),
+    SCRIPT_BLOCKS,
+    ids=[f"{page.name}:{offset + 1}" for page, offset, _ in SCRIPT_BLOCKS],
+)
+def test_docs_examples_that_start_processes_run_as_scripts(page, offset, block, backend, tmp_path):
+    pytest.importorskip("distributed")
+    missing = _missing_peers([(offset, block)])
+    if missing:
+        pytest.skip(f"docs/{page.name}'s example needs {', '.join(missing)}, not installed here")
+    script = tmp_path / f"{page.stem}_example.py"
+    script.write_text("\n" * offset + block, encoding="utf-8")  # line numbers as on the page
+    result = subprocess.run(
+        [sys.executable, str(script)],
+        cwd=tmp_path,
+        env={**os.environ, "GPUVEC_BACKEND": backend},
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert result.returncode == 0, (
+        f"docs/{page.name}'s example as a script:\n{result.stderr[-4000:]}"
+    )
+
+
+import gpuvec  # noqa: E402  (the op table, for the README's list of ops)
+from gpuvec._table import ELEMENTWISE_OPS, REDUCE_OPS  # noqa: E402
+from gpuvec.ufuncs import ALIASES  # noqa: E402
+
+
+def _op_list() -> set[str]:
+    """The names in the README's paragraph that lists the ops ("The ops: ...")."""
+    text = README.read_text(encoding="utf-8")
+    match = re.search(r"The ops: (.*?)\n\n", text, re.S)
+    assert match, "the README has no paragraph 'The ops: ...'"
+    return set(re.findall(r"`(\w+)`", match.group(1)))
+
+
+def test_readme_lists_every_op_of_the_table():
+    """Every public op of the op table is in the README's list (under its name
+    or an alias), and every name there is a gpuvec function."""
+    listed = _op_list()
+    names = {alias: name for alias, name in ALIASES.items()}
+    public = [row.name for row in [*ELEMENTWISE_OPS.values(), *REDUCE_OPS.values()]]
+    public = [name for name in public if callable(getattr(gpuvec, name, None))]
+    missing = sorted(name for name in public if name not in {names.get(n, n) for n in listed})
+    assert not missing, f"the README's list of ops lacks {missing}"
+    unknown = sorted(n for n in listed if not callable(getattr(gpuvec, n, None)))
+    assert not unknown, f"the README lists {unknown}, which gpuvec lacks"

@@ -1,5 +1,11 @@
-"""Reductions over axes against NumPy: every op, dtype, axis, shape and layout."""
+"""Reductions over axes against NumPy: every op, dtype, axis, shape and layout.
 
+The ops are the op table's public reductions of a number (gpuvec._table;
+any, all and count_nonzero are tests/test_truth_reductions.py's), so a new
+reduction row is tested here without an edit.
+"""
+
+import re
 import warnings
 
 import numpy as np
@@ -8,13 +14,29 @@ from conftest import LAYOUTS, make_layout, random_array
 from tolerances import assert_sum_close
 
 import gpuvec
+from gpuvec._table import REDUCE_OPS
 
-OPS = ["sum", "mean", "min", "max", "argmin", "argmax", "prod", "var", "std", "nansum", "nanmean"]
-INDEX_OPS = {"argmin", "argmax"}
-EXACT_OPS = {"min", "max"}
-SUM_OPS = {"sum", "mean", "nansum", "nanmean"}
-NEEDS_ELEMENTS = {"min", "max", "argmin", "argmax"}
+ROWS = {name: row for name, row in REDUCE_OPS.items() if row.public and not row.own_dtype}
+OPS = list(ROWS)
+INDEX_OPS = {name for name, row in ROWS.items() if row.position}
+# A chosen element (no identity, so no value for no elements): NumPy's exactly.
+EXACT_OPS = {name for name, row in ROWS.items() if row.no_empty and not row.position}
+NEEDS_ELEMENTS = {name for name, row in ROWS.items() if row.no_empty}
+# The tolerances, by the row's policy: float64 sums, products, and the spreads.
+SUM_POLICIES = {"Sum", "Mean", "NanSum", "NanMean"}
+SPREAD_POLICIES = {"Var", "Std"}
 DTYPES = [np.float32, np.float64]
+
+
+def ignoring_short_slice_warnings(test):
+    """``test``, with NumPy's warnings for slices of NaN alone (the table's
+    warning column of the NaN-skipping rows) ignored: the data has some."""
+    for row in ROWS.values():
+        if row.skips_nan and row.warning:
+            mark = pytest.mark.filterwarnings(f"ignore:{re.escape(row.warning)}:RuntimeWarning")
+            test = mark(test)
+    return test
+
 
 # (shape, axis). The larger ones pick each launch shape of the CUDA backend:
 # many short rows, few long rows (split over blocks), side-by-side rows (a
@@ -48,7 +70,7 @@ def data(rng, name, shape, dtype):
     x = random_array(rng, shape, dtype)
     if name == "prod":
         x = (1 + x / 1000).astype(dtype)
-    if name.startswith("nan") and x.size > 2:
+    if ROWS[name].skips_nan and x.size > 2:
         x.reshape(-1)[::7] = np.nan
     return x
 
@@ -56,7 +78,7 @@ def data(rng, name, shape, dtype):
 def reference(name, x, axis, keepdims=False, ddof=0):
     """NumPy's answer in float64 on the same (already cast) data."""
     kwargs = {"axis": axis, "keepdims": keepdims}
-    if name in ("var", "std"):
+    if ROWS[name].ddof:
         kwargs["ddof"] = ddof
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
@@ -78,15 +100,17 @@ def check(name, result, x, axis, dtype, keepdims=False, ddof=0):
         return
     x64 = np.asarray(x, np.float64)
     n = max(x64.size // max(expected.size, 1), 1) if x64.size else 0
-    if name in SUM_OPS:
+    policy = ROWS[name].policy
+    if policy in SUM_POLICIES:
         magnitude = np.sum(np.abs(np.nan_to_num(x64)), axis=axis, keepdims=keepdims)
-        if name in ("mean", "nanmean"):
+        if policy in ("Mean", "NanMean"):
             magnitude = magnitude / max(n, 1)
         assert_sum_close(result, expected, magnitude, dtype, n)
-    elif name == "prod":
+    elif policy == "Prod":
         rtol = 4 * np.finfo(dtype).eps + 4 * n * np.finfo(np.float64).eps
         np.testing.assert_allclose(result, expected, rtol=rtol)
     else:  # var, std: two passes in float64, rounded once
+        assert policy in SPREAD_POLICIES, f"no tolerance stated for the reduction {name!r}"
         # Rounding errors scale with the data's mean square, not with the
         # variance, which may be 0 (a broadcast input) or tiny.
         mean_square = np.mean(x64**2, axis=axis, keepdims=keepdims) if x64.size else 0
@@ -94,7 +118,13 @@ def check(name, result, x, axis, dtype, keepdims=False, ddof=0):
         if name == "std":
             atol = np.sqrt(atol)
         tol = 4 * np.finfo(dtype).eps * np.abs(expected) + atol + np.finfo(dtype).tiny
-        assert np.all(np.abs(result - expected) <= tol), (result, expected)
+        special = ~np.isfinite(expected)  # NaN and inf where NumPy has them
+        np.testing.assert_array_equal(result[special], expected[special])
+        error = np.abs(result - expected)
+        assert np.all(error[~special] <= np.broadcast_to(tol, error.shape)[~special]), (
+            result,
+            expected,
+        )
 
 
 def call(name, x, axis, **kwargs):
@@ -116,12 +146,12 @@ def test_shapes_and_axes(backend, rng, name, dtype, shape, axis):
 @pytest.mark.parametrize("name", OPS)
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("layout", [k for k in LAYOUTS if k != "0d"])
-@pytest.mark.filterwarnings("ignore:Mean of empty slice:RuntimeWarning")
+@ignoring_short_slice_warnings
 def test_layouts(backend, rng, name, dtype, layout):
     x = make_layout(rng, layout, dtype)
     if name == "prod":
         x = 1 + x / 1000
-    elif name.startswith("nan"):
+    elif ROWS[name].skips_nan:
         x = x.copy()
         x.reshape(-1)[::5] = np.nan
     for axis in (0, -1, None):
@@ -232,19 +262,20 @@ def test_empty_reductions(backend):
     assert gpuvec.sum(np.zeros((3, 0)), axis=0).shape == (0,)
     for shape, axis in [((0,), None), ((3, 0), 1), ((0, 3), 0), ((0, 0), 1)]:
         x = np.zeros(shape)
-        for name, word in (("min", "minimum"), ("max", "maximum")):
-            with pytest.raises(ValueError, match=f"zero-size array to reduction operation {word}"):
+        for name in NEEDS_ELEMENTS:  # NumPy's ValueError, word for word
+            with pytest.raises(ValueError, match=r"zero-size array|empty sequence") as numpy_error:
+                getattr(np, name)(x, axis=axis)
+            with pytest.raises(ValueError, match=re.escape(str(numpy_error.value))):
                 call(name, x, axis)
-        for name in ("argmin", "argmax"):
-            with pytest.raises(ValueError, match=f"attempt to get {name} of an empty sequence"):
-                call(name, x, axis)
-    assert gpuvec.min(np.zeros((0, 3)), axis=1).shape == (0,)  # no row to reduce: no error
+    for name in NEEDS_ELEMENTS:  # no row to reduce: no error
+        assert call(name, np.zeros((0, 3)), 1).shape == (0,)
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
+@ignoring_short_slice_warnings
 def test_nan(backend, dtype):
     x = np.array([[3.0, np.nan, 1.0, np.nan], [2.0, 5.0, 5.0, 2.0], [np.nan] * 4], dtype)
-    for name in ("min", "max", "argmin", "argmax", "nansum"):
+    for name in OPS:
         for axis in (None, 0, 1):
             check(name, call(name, x, axis), x, axis, dtype)
     assert gpuvec.argmin(x) == 1  # the first NaN
@@ -252,6 +283,33 @@ def test_nan(backend, dtype):
     assert np.isnan(gpuvec.sum(x))
     with pytest.warns(RuntimeWarning, match="Mean of empty slice"):
         check("nanmean", gpuvec.nanmean(x, axis=1), x, 1, dtype)
+
+
+def _numpy_warnings(function):
+    """The texts of the RuntimeWarnings ``function()`` gives, and its result."""
+    with warnings.catch_warnings(record=True) as caught, np.errstate(all="ignore"):
+        warnings.simplefilter("always", RuntimeWarning)
+        result = function()
+    # Some NumPy versions end a text with a full stop, others not.
+    texts = [str(w.message).rstrip(".") for w in caught if issubclass(w.category, RuntimeWarning)]
+    return texts, result
+
+
+@pytest.mark.parametrize("name", OPS)
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_short_slices_warn_like_numpy(backend, rng, name, dtype):
+    """NumPy's RuntimeWarnings, no more and no fewer, for slices with nothing
+    (or, for the NaN-skipping ops, NaN alone) to reduce, and NumPy's values."""
+    x = random_array(rng, (4, 6), dtype)
+    x[1] = np.nan  # one slice of NaN alone along axis 1
+    cases = [(x, 1), (x, None), (x[:, :0], 1), (x[2:], 1)]
+    for data_, axis in cases:
+        if name in NEEDS_ELEMENTS and data_.size == 0:
+            continue  # an error: test_empty_reductions
+        want, expected = _numpy_warnings(lambda d=data_, a=axis: getattr(np, name)(d, axis=a))
+        got, result = _numpy_warnings(lambda d=data_, a=axis: call(name, d, a))
+        assert sorted(set(got)) == sorted(set(want)), (name, axis, got, want)
+        np.testing.assert_array_equal(np.isnan(np.asarray(result)), np.isnan(expected))
 
 
 def test_argmin_argmax_index_the_c_order_flattening(backend, rng):
@@ -266,7 +324,7 @@ def test_argmin_argmax_index_the_c_order_flattening(backend, rng):
 
 
 @pytest.mark.parametrize("name", OPS)
-@pytest.mark.filterwarnings("ignore:Mean of empty slice:RuntimeWarning")
+@ignoring_short_slice_warnings
 def test_high_dimensional(backend, rng, name):
     x = data(rng, name, (2,) * 16, np.float64)[..., ::-1]
     axis = -1 if name in INDEX_OPS else tuple(range(1, 16, 2))
@@ -276,7 +334,7 @@ def test_high_dimensional(backend, rng, name):
 
 
 @pytest.mark.parametrize("name", OPS)
-@pytest.mark.filterwarnings("ignore:Mean of empty slice:RuntimeWarning")
+@ignoring_short_slice_warnings
 def test_broadcast_and_read_only_input(backend, rng, name):
     row = data(rng, name, 17, np.float64)
     x = np.broadcast_to(row, (300, 17))  # stride 0, read-only

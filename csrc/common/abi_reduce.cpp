@@ -22,7 +22,6 @@
 #include "arrays.hpp"
 #include "checks.hpp"
 #include "gpuvec/layout.hpp"
-#include "gpuvec/reduce_ops.hpp"
 #include "op_table.hpp"
 #include "temporaries.hpp"
 
@@ -50,36 +49,16 @@ void check_input_dtype(const Named& a) {
   }
 }
 
-// Ops without a value for an empty row.
-bool needs_elements(gpuvec_reduce_op op) {
-  return op == GPUVEC_REDUCE_MIN || op == GPUVEC_REDUCE_MAX || op == GPUVEC_REDUCE_ARGMIN ||
-         op == GPUVEC_REDUCE_ARGMAX;
-}
-
-// The ops that write two results per row, out[0] and out[1] (mean_var, mean_std).
-bool is_paired(gpuvec_reduce_op op) {
-  return op == GPUVEC_REDUCE_MEAN_VAR || op == GPUVEC_REDUCE_MEAN_STD;
-}
-
-// ArgMin and ArgMax report positions, so they visit a row in its own order.
-bool keeps_order(gpuvec_reduce_op op) {
-  return op == GPUVEC_REDUCE_ARGMIN || op == GPUVEC_REDUCE_ARGMAX;
-}
-
-// The ops that ask only whether each element is nonzero (any, all,
-// count_nonzero, by their policies): they may compute in bool.
-bool counts_nonzero(gpuvec_reduce_op op) {
-  switch (op) {
-#define GPUVEC_ROW(NAME, name, inputs, result, Policy, summary) \
-  case GPUVEC_REDUCE_##NAME:                                    \
-    return ops::reduce::kCountsNonzero<ops::reduce::Policy>;
-    GPUVEC_REDUCE_OPS(GPUVEC_ROW)
-#undef GPUVEC_ROW
-    case GPUVEC_REDUCE_OP_COUNT:
-      break;
-  }
-  return false;
-}
+// What the boundary does by op, from the traits column of its row
+// (gpuvec/op_table.h): ops without a value for an empty row (no_empty); the
+// ops that write two results per row, out[0] and out[1] (paired); those
+// that report positions, so visit a row in its own order (position); and
+// those that ask only whether each element is nonzero, which may compute in
+// bool (own_dtype).
+bool needs_elements(gpuvec_reduce_op op) { return has_trait(reduce_info(op), "no_empty"); }
+bool is_paired(gpuvec_reduce_op op) { return has_trait(reduce_info(op), "paired"); }
+bool keeps_order(gpuvec_reduce_op op) { return has_trait(reduce_info(op), "position"); }
+bool counts_nonzero(gpuvec_reduce_op op) { return has_trait(reduce_info(op), "own_dtype"); }
 
 // Sums and dot products of every element, which the staging pipeline takes
 // chunk by chunk.

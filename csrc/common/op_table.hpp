@@ -10,6 +10,9 @@ namespace gpuvec {
 const gpuvec_op_info& elementwise_info(gpuvec_op op);
 const gpuvec_op_info& reduce_info(gpuvec_reduce_op op);
 
+// Whether a reduction row's traits column has the word `word` ("no_empty", ...).
+bool has_trait(const gpuvec_op_info& info, const char* word);
+
 }  // namespace gpuvec
 
 #endif  // GPUVEC_COMMON_OP_TABLE_HPP

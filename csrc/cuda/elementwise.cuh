@@ -1,6 +1,6 @@
 // Every elementwise op on the CUDA backend (the kernels are in map.cuh). The
-// ops of one arity are compiled in one file (elementwise_*.cu), so that the
-// three files build in parallel.
+// ops of one arity and compute dtype are compiled in a file of their own
+// (elementwise_*.cu), so that the files build in parallel.
 #ifndef GPUVEC_CUDA_ELEMENTWISE_CUH
 #define GPUVEC_CUDA_ELEMENTWISE_CUH
 

@@ -30,7 +30,9 @@ std::atomic<bool> pool_configured[kMaxDevices];
 
 // gpuvec_cuda_set_memory_limit's cap (0: none), and the bytes handed out on
 // each device: what allocate has given and deallocate not yet taken back,
-// blocks kept for reuse not included.
+// blocks kept for reuse not included. The cap also counts the streams'
+// reduction scratch (scratch.hpp), which is allocated outside the pool and
+// not refused by the cap.
 std::atomic<size_t> memory_limit{0};
 std::atomic<size_t> handed_out[kMaxDevices];
 
@@ -39,7 +41,8 @@ std::atomic<size_t> handed_out[kMaxDevices];
 // Dask's workers) handle both alike.
 void check_memory_limit(int device, size_t bytes) {
   const size_t limit = memory_limit.load(std::memory_order_relaxed);
-  const size_t in_use = handed_out[device].load(std::memory_order_relaxed);
+  const size_t in_use =
+      handed_out[device].load(std::memory_order_relaxed) + reduction_scratch_bytes(device);
   if (limit != 0 && in_use + bytes > limit) {
     throw Error(GPUVEC_ERROR_OUT_OF_MEMORY,
                 "out of device memory allocating " + std::to_string(bytes) +
@@ -260,10 +263,13 @@ gpuvec_status gpuvec_cuda_pool_usage(size_t* used_bytes, size_t* reserved_bytes)
     GPUVEC_CUDA_CHECK(cudaMemPoolGetAttribute(pool, cudaMemPoolAttrUsedMemCurrent, &used));
     GPUVEC_CUDA_CHECK(cudaMemPoolGetAttribute(pool, cudaMemPoolAttrReservedMemCurrent, &reserved));
     // Kept blocks are in use to the pool, and cached to gpuvec's users.
-    const size_t kept = gpuvec::cuda::freed_block_bytes(gpuvec::cuda::current_device());
+    const int device = gpuvec::cuda::current_device();
+    const size_t kept = gpuvec::cuda::freed_block_bytes(device);
     used = used > kept ? used - kept : 0;
-    *used_bytes = used;
-    *reserved_bytes = reserved;
+    // The streams' reduction scratch, outside the pool, is in use too.
+    const size_t scratch = gpuvec::cuda::reduction_scratch_bytes(device);
+    *used_bytes = used + scratch;
+    *reserved_bytes = reserved + scratch;
   });
 }
 

@@ -1,6 +1,7 @@
 // Per-stream scratch for single-pass reductions (see scratch.hpp).
 #include "scratch.hpp"
 
+#include <atomic>
 #include <map>
 #include <mutex>
 #include <thread>
@@ -34,6 +35,14 @@ std::map<Key, ReductionScratch>& scratches() {
 // The bytes of a scratch: the partials, then the ticket.
 constexpr size_t kScratchBytes = kReductionScratchBytes + sizeof(unsigned int);
 
+// The bytes of kept scratch on each device (reduction_scratch_bytes).
+constexpr int kMaxDevices = 64;
+std::atomic<size_t> kept_bytes[kMaxDevices];
+
+std::atomic<size_t>& kept_bytes_of(int device) {
+  return kept_bytes[device >= 0 && device < kMaxDevices ? device : 0];
+}
+
 ReductionScratch scratch_at(void* memory) {
   return {static_cast<double*>(memory),
           reinterpret_cast<unsigned int*>(static_cast<char*>(memory) + kReductionScratchBytes)};
@@ -56,10 +65,15 @@ ReductionScratch kept_scratch(cudaStream_t stream) {
     check(zeroed, "cudaMemsetAsync(ticket)");
   }
   scratches().emplace(key, scratch);
+  kept_bytes_of(key.device).fetch_add(kScratchBytes, std::memory_order_relaxed);
   return scratch;
 }
 
 }  // namespace
+
+size_t reduction_scratch_bytes(int device) {
+  return kept_bytes_of(device).load(std::memory_order_relaxed);
+}
 
 ReduceDevice reduce_device() {
   return {multiprocessor_count(), static_cast<int64_t>(kReductionScratchBytes),
@@ -95,6 +109,7 @@ void forget_reduction_scratch(cudaStream_t stream) noexcept {
   for (auto it = map.begin(); it != map.end();) {
     if (it->first.stream == stream) {
       cudaFree(it->second.partials);  // waits for the work that may still use it
+      kept_bytes_of(it->first.device).fetch_sub(kScratchBytes, std::memory_order_relaxed);
       it = map.erase(it);
     } else {
       ++it;

@@ -53,6 +53,12 @@ class ScratchLease {
 // stream given the same handle starts afresh). It waits for the device.
 void forget_reduction_scratch(cudaStream_t stream) noexcept;
 
+// The bytes of the streams' kept scratch on `device`. It is cudaMalloc'ed,
+// outside the pool, so the pool's counts miss it: gpuvec_cuda_pool_usage and
+// the memory limit add it, so that a stream's scratch that outlived the
+// stream shows in gpuvec.memory_info().
+size_t reduction_scratch_bytes(int device);
+
 }  // namespace gpuvec::cuda
 
 #endif  // GPUVEC_CUDA_SCRATCH_HPP

@@ -44,12 +44,20 @@ namespace gpuvec {
 // The (compute, stored) pairs of the elementwise ops' inputs: each compute
 // dtype on inputs of its own, and each float dtype on inputs of the other,
 // which the kernels convert as they load them (`dtype=` on float32 data).
-#define GPUVEC_INPUT_TYPES(X) \
-  X(float, float)             \
-  X(float, double)            \
-  X(double, double)           \
-  X(double, float)            \
-  X(bool, bool)
+// Listed by compute dtype too, so that the backends can compile the pairs of
+// each in a file of its own: the two cores of a small machine then share
+// the build's largest files (csrc/meson.build).
+#define GPUVEC_INPUT_TYPES_FLOAT(X) \
+  X(float, float)                   \
+  X(float, double)
+#define GPUVEC_INPUT_TYPES_DOUBLE(X) \
+  X(double, double)                  \
+  X(double, float)
+#define GPUVEC_INPUT_TYPES_BOOL(X) X(bool, bool)
+#define GPUVEC_INPUT_TYPES(X)  \
+  GPUVEC_INPUT_TYPES_FLOAT(X)  \
+  GPUVEC_INPUT_TYPES_DOUBLE(X) \
+  GPUVEC_INPUT_TYPES_BOOL(X)
 
 // Instantiates elementwise<T, Arity, S> in the backend namespace it is used in.
 #define GPUVEC_INSTANTIATE_ELEMENTWISE(T, S, Arity)                                      \

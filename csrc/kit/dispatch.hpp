@@ -64,18 +64,17 @@ constexpr bool kRunsIn =
 template <class T, class Visitor>
 void visit_op(gpuvec_op op, const double* params, Visitor&& visit) {
   switch (op) {
-#define GPUVEC_VISIT_ROW(NAME, name, arity, n_params, result, Functor, summary) \
-  case GPUVEC_##NAME:                                                           \
-    if constexpr (kRunsIn<T, ops::Functor, GPUVEC_RESULT_##result>) {           \
-      using Out = ResultOf<T, GPUVEC_RESULT_##result>;                          \
-      return visit(make_op<ops::Functor, T, n_params>(params), Arity<arity>{},  \
-                   static_cast<Out*>(nullptr));                                 \
-    }                                                                           \
+#define GPUVEC_VISIT_ROW(code, NAME, name, numpy, arity, n_params, result, Functor, rounding, \
+                         host_ulps, cuda_ulps, summary)                                       \
+  case GPUVEC_##NAME:                                                                         \
+    if constexpr (kRunsIn<T, ops::Functor, GPUVEC_RESULT_##result>) {                         \
+      using Out = ResultOf<T, GPUVEC_RESULT_##result>;                                        \
+      return visit(make_op<ops::Functor, T, n_params>(params), Arity<arity>{},                \
+                   static_cast<Out*>(nullptr));                                               \
+    }                                                                                         \
     break;
     GPUVEC_ELEMENTWISE_OPS(GPUVEC_VISIT_ROW)
 #undef GPUVEC_VISIT_ROW
-    case GPUVEC_OP_COUNT:
-      break;
   }
   throw_invalid_argument("elementwise op " + std::to_string(static_cast<int>(op)) +
                          " does not compute in this dtype");
@@ -102,22 +101,35 @@ auto make_policy(double ddof, int64_t plane) {
   }
 }
 
+// Whether the space-separated words of `words` (a traits column) include `word`.
+constexpr bool has_word(const char* words, const char* word) {
+  for (int i = 0;; ++i) {
+    if (i == 0 || words[i - 1] == ' ') {
+      int k = 0;
+      while (word[k] != '\0' && words[i + k] == word[k]) ++k;
+      if (word[k] == '\0' && (words[i + k] == '\0' || words[i + k] == ' ')) return true;
+    }
+    if (words[i] == '\0') return false;
+  }
+}
+
 // Calls visit(policy, Out{}) with the row reduction of op and the type of its
 // output, by the row's result column: T (SAME), int64_t (INT64: argmin,
 // argmax, count_nonzero) or bool (BOOL: any, all). Ops of two inputs (dot)
 // are no row reduction: the boundary sends them to the backends' dot, and
-// they throw here. For T = bool only the rows that count nonzero elements
-// are compiled (the boundary converts bool x to a float dtype for the
-// others); the rest throw.
+// they throw here. For T = bool only the rows that read x in its own dtype
+// (the own_dtype trait: any, all, count_nonzero, which ask only whether an
+// element is nonzero) are compiled (the boundary converts bool x to a float
+// dtype for the others); the rest throw.
 template <class T, class Visitor>
 void visit_reduce_op(gpuvec_reduce_op op, double ddof, int64_t plane, Visitor&& visit) {
   switch (op) {
-#define GPUVEC_VISIT_ROW(NAME, name, inputs, result, Policy, summary)                             \
+#define GPUVEC_VISIT_ROW(code, NAME, name, numpy, ufunc, inputs, result, Policy, traits, warning, \
+                         summary)                                                                 \
   case GPUVEC_REDUCE_##NAME:                                                                      \
     if constexpr (inputs != 1) {                                                                  \
       throw Error(GPUVEC_ERROR_INTERNAL, #name " of two inputs is no row reduction");             \
-    } else if constexpr (std::is_same_v<T, bool> &&                                               \
-                         !ops::reduce::kCountsNonzero<ops::reduce::Policy>) {                     \
+    } else if constexpr (std::is_same_v<T, bool> && !has_word(traits, "own_dtype")) {             \
       throw Error(GPUVEC_ERROR_INTERNAL, #name " takes bool x converted to a float dtype");       \
     } else {                                                                                      \
       using Out =                                                                                 \
@@ -127,8 +139,6 @@ void visit_reduce_op(gpuvec_reduce_op op, double ddof, int64_t plane, Visitor&& 
     }
     GPUVEC_REDUCE_OPS(GPUVEC_VISIT_ROW)
 #undef GPUVEC_VISIT_ROW
-    case GPUVEC_REDUCE_OP_COUNT:
-      break;
   }
   throw_invalid_argument("unknown reduce op " + std::to_string(static_cast<int>(op)));
 }

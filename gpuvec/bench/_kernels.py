@@ -40,7 +40,7 @@ import numpy as np
 
 import gpuvec
 from gpuvec.bench import _timing
-from gpuvec.bench._suite import (
+from gpuvec.bench._measure import (
     KERNEL_OPS,
     Settings,
     _entry,

@@ -5,7 +5,6 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import datetime
-import gc
 import math
 import os
 import platform
@@ -16,7 +15,21 @@ import time
 import numpy as np
 
 import gpuvec
-from gpuvec.bench import _libraries, _timing
+from gpuvec.bench import _kernels, _libraries
+from gpuvec.bench._measure import (
+    KERNEL_OPS,
+    Settings,
+    _entry,
+    _error_text,
+    _event_timer,
+    _json_float,
+    _latency_timer,
+    _max_rel_error,
+    _memory_problem,
+    _release,
+    _round,
+    _wall_timer,
+)
 from gpuvec.bench._progress import Progress
 
 SCHEMA = "gpuvec.bench/1"
@@ -30,19 +43,6 @@ ROUNDTRIP_OPS = ("roundtrip_add", "roundtrip_sum")
 USER_OPS = _libraries.WORKLOAD_OPS
 USER_GROUP = "users"
 OPS = SWEEP_OPS + MATRIX_OPS + LATENCY_OPS + ROUNDTRIP_OPS + USER_OPS
-# Users' own kernels (_kernels.py): a table and a list of results of their own, apart from
-# OPS and "rows", since their figures come in their own units, each with its target.
-# "--ops kernels" names them all.
-KERNEL_OPS = (
-    "kernel_launch",
-    "kernel_launch_indexed",
-    "kernel_compile",
-    "kernel_cached_load",
-    "kernel_host_vecadd",
-    "kernel_host_tree_sum",
-    "kernel_host_warp_sum",
-    "kernel_host_fiber",
-)
 KERNEL_GROUP = "kernels"
 DTYPES = ("float32", "float64")
 PEERS = _libraries.PEERS
@@ -58,30 +58,6 @@ _HOST_CACHE_BYTES = 32 << 20
 _DEFAULT_L2_BYTES = 50 << 20
 # Input sets to rotate through at most: enough to flush 2x the L2 from 2^19 bytes up.
 _MAX_SETS = 64
-# Headroom kept free on the device: the peers' own buffers, the CUDA context, fragmentation.
-_MEMORY_MARGIN = 1.25
-_MEMORY_SLACK = 512 << 20
-
-
-@dataclasses.dataclass
-class Settings:
-    """What one run measures, and how hard it tries."""
-
-    ops: tuple[str, ...]
-    sizes: tuple[int, ...]
-    dtypes: tuple[str, ...]
-    peers: tuple[str, ...] | None
-    repeat: int
-    warmup: int
-    max_seconds: float
-    quick: bool
-    seed: int
-    tiny_calls: int
-    tiny_batches: int
-    roundtrip_n: int
-    matrix_n: int
-    copy_n: int
-    cache_bytes: int
 
 
 _FULL = {
@@ -227,11 +203,6 @@ def make_settings(
 # -- numbers ------------------------------------------------------------------------------------
 
 
-def _round(value: float) -> float:
-    """Six significant digits: finer than any timer here resolves, and a smaller JSON."""
-    return float(f"{value:.6g}")
-
-
 def _traffic(op: str, n: int, itemsize: int) -> int:
     """Bytes an op must move: each input read once, each output written once."""
     if op in ("add", "axpy", "add_step2", "tiny_add"):
@@ -239,49 +210,6 @@ def _traffic(op: str, n: int, itemsize: int) -> int:
     if op == "dot":
         return (2 * n + 1) * itemsize
     return (n + 1) * itemsize  # sum, norm, tiny_sum
-
-
-def _entry(times_ms: list[float], nbytes: int | None, how: str, **extra) -> dict:
-    median = statistics.median(times_ms)
-    gbps = nbytes / (median * 1e-3) / 1e9 if nbytes and median > 0 else None
-    return {
-        "how": how,
-        "median_ms": _round(median),
-        "min_ms": _round(min(times_ms)),
-        "runs": len(times_ms),
-        "times_ms": [_round(t) for t in times_ms],
-        "gbps": None if gbps is None else _round(gbps),
-        **extra,
-    }
-
-
-def _error_text(exc: BaseException) -> str:
-    text = f"{type(exc).__name__}: {exc}"
-    return text if len(text) <= 500 else text[:497] + "..."
-
-
-def _max_rel_error(got, expected) -> float:
-    """The largest ``|got - expected| / |expected|``, in float64, chunk by chunk.
-
-    NaN where ``got`` has a NaN that ``expected`` has not; inf for a shape mismatch.
-    """
-    got = np.asarray(got)
-    expected = np.asarray(expected, dtype=np.float64)
-    if got.shape != expected.shape:
-        return math.inf
-    got, expected = got.reshape(-1), expected.reshape(-1)
-    tiny = np.finfo(np.float64).tiny
-    worst = 0.0
-    chunk = 1 << 22  # bounds the temporaries at 2^28 elements
-    for start in range(0, got.size, chunk):
-        g = got[start : start + chunk].astype(np.float64)
-        e = expected[start : start + chunk]
-        with np.errstate(all="ignore"):
-            rel = float(np.max(np.abs(g - e) / np.maximum(np.abs(e), tiny)))
-        if math.isnan(rel):
-            return math.nan
-        worst = max(worst, rel)
-    return worst
 
 
 def _tolerance(op: str, dtype, n: int) -> float:
@@ -309,10 +237,6 @@ def _check(op, call, operands, expected, tol) -> tuple[bool, float]:
         got = float(result)
     error = _max_rel_error(got, expected)
     return bool(error <= tol), error
-
-
-def _json_float(value: float) -> float | None:
-    return _round(value) if math.isfinite(value) else None
 
 
 # -- data ---------------------------------------------------------------------------------------
@@ -375,19 +299,6 @@ def _rotation(read_bytes: int, cache_bytes: int) -> int:
     return min(_MAX_SETS, -(-2 * cache_bytes // max(read_bytes, 1)))
 
 
-def _memory_problem(device_bytes: int, host_bytes: int) -> str | None:
-    """Why ``device_bytes`` of new device arrays (and host data) would not fit, or None."""
-    info = gpuvec.memory_info()
-    free = info["device_free"] + info.get("cached", 0)
-    need = int(device_bytes * _MEMORY_MARGIN) + _MEMORY_SLACK
-    if gpuvec.backend() == "host":
-        need += int(host_bytes * _MEMORY_MARGIN)  # the "device" is host memory too
-    if need > free:
-        where = "device" if gpuvec.backend() == "cuda" else "host"
-        return f"needs about {need / 2**30:.1f} GiB of {where} memory, {free / 2**30:.1f} GiB free"
-    return None
-
-
 class _Arena:
     """The operands of one size and dtype, in ``rotate`` distinct sets, for every library.
 
@@ -428,16 +339,6 @@ class _Arena:
         if name in self._failures:
             raise self._failures[name]
         return [_operands(op, X, Y, Z, self.n) for X, Y, Z in self._sets[name]]
-
-
-def _release(libraries) -> None:
-    """Drops cached device memory everywhere, between sizes, so the next one has room."""
-    gc.collect()
-    for lib in reversed(libraries):  # peers first: they may hold views of gpuvec's memory
-        try:
-            lib.release()
-        except Exception:  # releasing a cache is best effort; the next allocation will tell
-            pass
 
 
 # -- rows ---------------------------------------------------------------------------------------
@@ -489,49 +390,6 @@ def _fill_row(row, op, libraries, operands_of, time_it, check) -> dict:
                 return row  # a peer's time means nothing next to a gpuvec that failed
             row["results"][lib.name] = {"how": how, "error": _error_text(exc)}
     return row
-
-
-def _event_timer(settings: Settings):
-    def time_it(lib, call, sets):
-        return _timing.measure(
-            call,
-            sets,
-            lib.clock(),
-            repeat=settings.repeat,
-            warmup=settings.warmup,
-            max_seconds=settings.max_seconds,
-        )
-
-    return time_it
-
-
-def _wall_timer(settings: Settings):
-    def time_it(lib, call, sets):
-        return _timing.measure(
-            call,
-            sets,
-            _timing.WallClock(),
-            repeat=settings.repeat,
-            warmup=settings.warmup,
-            max_seconds=settings.max_seconds,
-        )
-
-    return time_it
-
-
-def _latency_timer(settings: Settings):
-    def time_it(lib, call, sets):
-        return _timing.per_call(
-            call,
-            sets[0],
-            lib.synchronize,
-            calls=settings.tiny_calls,
-            batches=settings.tiny_batches,
-            warmup=max(10, settings.tiny_calls // 25),
-            max_seconds=settings.max_seconds,
-        )
-
-    return time_it
 
 
 def _label(n: int) -> str:
@@ -1062,9 +920,6 @@ def run(
     >>> results["correct"], sorted({row["op"] for row in results["rows"]})
     (True, ['add', 'sum'])
     """
-    # Imported here, not at the top: _kernels builds on this module's helpers.
-    from gpuvec.bench import _kernels
-
     settings = make_settings(
         ops,
         sizes,

@@ -167,10 +167,14 @@ def fuse(fn=None):
 
     The trace runs the function once, with stand-ins for the arguments, and
     keeps the plan: numbers the function reads from outside (a global
-    ``scale``) are fixed at that point, and side effects (``print``) happen
-    then only. gpuvec's semantics apply to NumPy arguments too: ``a + b``
-    computes as ``gpuvec.add(a, b)`` does, and ``numpy.exp(a)`` as
-    ``gpuvec.exp(a)``.
+    ``scale``) are fixed at that point. A function with a side effect runs
+    as written, on every call, so that the side effect happens once per
+    call, as without ``fuse``: one that calls ``print``, ``list.append`` or
+    another built-in that is not pure, directly or in a helper, or assigns
+    to an item, an attribute, a global or a nonlocal name. The trace stops
+    before the side effect happens. gpuvec's semantics apply to NumPy
+    arguments too: ``a + b`` computes as ``gpuvec.add(a, b)`` does, and
+    ``numpy.exp(a)`` as ``gpuvec.exp(a)``.
 
     Examples
     --------

@@ -1,9 +1,10 @@
 """The ops a fused function may contain, and the dtype each computes in.
 
 The elementwise ops are the rows of gpuvec's op table
-(``gpuvec/op_table.h``) without parameters: each row names its functor in
-``gpuvec/ops.hpp``, and the fused kernel calls that same functor, so a fused
-op computes exactly what the eager op computes. The dtype rules are those of
+(``gpuvec/op_table.h``, read through :mod:`gpuvec._table`) without
+parameters: each row names its functor in ``gpuvec/ops.hpp``, and the fused
+kernel calls that same functor, so a fused op computes exactly what the
+eager op computes. The reductions are the table's public ones. The dtype rules are those of
 the eager ops (``_compute_dtype`` and ``_truth_compute_dtype`` in the core),
 written here for operands known by their dtype alone.
 
@@ -18,24 +19,18 @@ dtype('float32')
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 
-from gpuvec import _core
 from gpuvec._dtypes import check_dtype, get_precision
+from gpuvec._table import ELEMENTWISE_OPS, REDUCE_OPS
 
 __all__ = ["OPS", "REDUCTIONS", "OpInfo", "Operand", "compute_dtype", "result_dtype"]
 
 BOOL = np.dtype(np.bool_)
 FLOAT32 = np.dtype(np.float32)
 FLOAT64 = np.dtype(np.float64)
-
-# The installed header, beside the compiled core (a source checkout has none of its own).
-_TABLE = Path(_core.__file__).resolve().parent / "include" / "gpuvec" / "op_table.h"
-_ROW = re.compile(r"X\((\w+), (\w+), (\d), (\d), (SAME|BOOL|TRUTH), (\w+), \"")
 
 
 @dataclass(frozen=True)
@@ -48,23 +43,16 @@ class OpInfo:
     functor: str
 
 
-def _rows() -> dict[str, OpInfo]:
-    """The op table's elementwise rows without parameters, by name."""
-    rows = {}
-    for _, name, arity, params, result, functor in _ROW.findall(_TABLE.read_text()):
-        if int(params) == 0:
-            rows[name] = OpInfo(name, int(arity), result, functor)
-    return rows
-
-
-OPS = _rows()
+# The op table's elementwise rows without parameters, by name.
+OPS = {
+    row.name: OpInfo(row.name, row.arity, row.kind, row.functor)
+    for row in ELEMENTWISE_OPS.values()
+    if row.params == 0
+}
 
 # The reductions a fused function may end in (or feed into later kernels):
-# they run as gpuvec's eager reductions.
-REDUCTIONS = frozenset(
-    {"sum", "mean", "max", "min", "prod", "var", "std", "nansum", "nanmean"}
-    | {"argmax", "argmin", "any", "all", "count_nonzero"}
-)
+# the public ones, which run as gpuvec's eager reductions.
+REDUCTIONS = frozenset(row.name for row in REDUCE_OPS.values() if row.public)
 
 
 @dataclass(frozen=True)

@@ -13,12 +13,23 @@ The function's gpuvec functions (``gpuvec.exp`` through the module, or
 globals and closure, for this one run; a helper the function calls keeps the
 real ones, which refuse a traced value (it has no data), so that call runs
 op by op too.
+
+A function with a side effect is not traced either: it runs as written, so
+that the side effect happens once per call, the first call included. When a
+trace stops half way, the function runs again as written, and a side effect
+that the trace had let happen would happen twice. So the trace stops *before*
+anything that may have one: an assignment to an item, an attribute, a global
+or a nonlocal name (found in the code before it runs), and a call, from the
+function or a helper it calls, of a built-in other than the few pure ones
+(``print``, ``list.append`` and ``next`` included).
 """
 
 from __future__ import annotations
 
 import builtins
+import dis
 import math
+import os
 import sys
 import traceback
 import types
@@ -443,8 +454,12 @@ def trace(fn: types.FunctionType, names, kinds) -> tuple[Graph | None, str | Non
             index=index,
         )
         inputs.append(Traced(tracer, tracer.graph.add(node)))
+    stored = _side_effect_in_code(fn.__code__)
+    if stored is not None:
+        return None, side_effect_reason(*stored)
     try:
-        result = _traceable_copy(fn)(*inputs)
+        with _SideEffectGuard(tracer, fn.__code__):
+            result = _traceable_copy(fn)(*inputs)
     except Untraceable:
         pass
     except Exception as exc:  # the function raised: eager runs it and raises the same
@@ -465,3 +480,116 @@ def trace(fn: types.FunctionType, names, kinds) -> tuple[Graph | None, str | Non
         nodes.append(item._node)
     tracer.graph.outputs = type(result)(nodes) if isinstance(result, (tuple, list)) else nodes[0]
     return tracer.graph, None
+
+
+# --- side effects -------------------------------------------------------------------------------
+
+# Instructions that change something outside the function's own frame.
+_STORES = {
+    "STORE_ATTR": "assigns to an attribute",
+    "DELETE_ATTR": "deletes an attribute",
+    "STORE_SUBSCR": "assigns to an item",
+    "DELETE_SUBSCR": "deletes an item",
+    "STORE_GLOBAL": "assigns to a global name",
+    "DELETE_GLOBAL": "deletes a global name",
+}
+_NONLOCAL_STORES = frozenset({"STORE_DEREF", "DELETE_DEREF"})
+
+# Built-in functions without side effects, which a traced function may call.
+_PURE_BUILTINS = frozenset(
+    getattr(builtins, name)
+    for name in (
+        "abs", "all", "any", "callable", "divmod", "getattr", "hasattr", "hash", "isinstance",
+        "issubclass", "len", "max", "min", "pow", "repr", "round", "sorted", "sum",
+    )
+)  # fmt: skip
+# Python code whose calls are not watched: gpuvec's own (the trace's
+# operators and tracing functions among it) and NumPy's (np.ones(3) builds
+# an array, which the trace then refuses as not an argument, with that reason).
+_TRUSTED_FOLDERS = (
+    os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep,  # gpuvec/
+    os.path.dirname(os.path.abspath(np.__file__)) + os.sep,
+)
+
+
+def _side_effect_in_code(code: types.CodeType) -> tuple[int, str] | None:
+    """(line, what) of the first instruction of `code` that may change something
+    outside its frame, or None."""
+    line = code.co_firstlineno
+    for instruction in dis.get_instructions(code):
+        # The line: from positions on Python 3.11+, from starts_line on 3.10.
+        lineno = getattr(getattr(instruction, "positions", None), "lineno", None)
+        if lineno is None and type(instruction.starts_line) is int:
+            lineno = instruction.starts_line
+        line = lineno or line
+        what = _STORES.get(instruction.opname)
+        if what is None and instruction.opname in _NONLOCAL_STORES:
+            if instruction.argval in code.co_freevars:
+                what = "assigns to a nonlocal name"
+        if what is not None:
+            return line, what
+    return None
+
+
+def side_effect_reason(line: int, what: str) -> str:
+    """The reason a function with a side effect runs as written, as explain() shows it."""
+    return (
+        f"line {line}: {what}, which may be a side effect: the function runs as written, "
+        f"so that it happens once per call"
+    )
+
+
+class _SideEffectGuard:
+    """Stops a trace before the traced function, or a helper it calls, calls
+    something that may have a side effect: a profile hook sees each call
+    before it happens, and raising there stops it."""
+
+    def __init__(self, tracer: Tracer, code: types.CodeType):
+        self.tracer = tracer
+        self.root = code
+        self.user_code = {code}  # the function's code and its helpers'
+        self.previous = None
+
+    def __enter__(self):
+        self.previous = sys.getprofile()
+        if self.previous is None or callable(self.previous):
+            sys.setprofile(self._hook)
+        # Else a profiler written in C (cProfile before Python 3.12), which
+        # sys.setprofile could not put back: the trace runs unguarded.
+        return self
+
+    def __exit__(self, *exc):
+        if self.previous is None or callable(self.previous):
+            sys.setprofile(self.previous)
+        return False
+
+    def _hook(self, frame, event, arg):
+        if self.previous is not None:
+            self.previous(frame, event, arg)
+        if event == "call":
+            caller = frame.f_back
+            code = frame.f_code
+            if caller is None or caller.f_code not in self.user_code or code in self.user_code:
+                return
+            if code.co_filename.startswith(_TRUSTED_FOLDERS):
+                return
+            found = _side_effect_in_code(code)
+            if found is not None:
+                self._stop(caller, f"calls {code.co_name}(), which {found[1]}")
+            self.user_code.add(code)  # a helper: its calls are watched too
+        elif event == "c_call" and frame.f_code in self.user_code:
+            if arg in _PURE_BUILTINS or getattr(arg, "__module__", None) == "math":
+                return
+            name = getattr(arg, "__qualname__", None) or getattr(arg, "__name__", repr(arg))
+            self._stop(frame, f"calls {name}()")
+
+    def _stop(self, frame, what: str):
+        """Stops the trace where `frame` is, naming the line of the traced function."""
+        inner = frame
+        while frame.f_back is not None and frame.f_code is not self.root:
+            frame = frame.f_back
+        if inner is not frame:
+            what = f"{what} in {inner.f_code.co_name}()"
+        if self.tracer.problem is None:
+            self.tracer.problem = side_effect_reason(frame.f_lineno, what)
+        raise Untraceable(self.tracer.problem)

@@ -22,7 +22,11 @@ record always names a complete payload, even when two processes write the
 same key at once with different bytes.
 
 The folder is ``$GPUVEC_CACHE_DIR`` if set, else
-``$XDG_CACHE_HOME/gpuvec/kernels``, else ``~/.cache/gpuvec/kernels``.
+``$XDG_CACHE_HOME/gpuvec/kernels``, else ``~/.cache/gpuvec/kernels``. Where
+that folder cannot be created or written (a read-only home, a path through
+a file), :func:`gpuvec.kernels.kernel_cache` warns, naming the folder and
+``GPUVEC_CACHE_DIR``, and caches in a private temporary folder for the rest
+of the process, so that kernels still compile.
 
 Examples
 --------
@@ -40,6 +44,7 @@ True
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import functools
 import hashlib
@@ -47,8 +52,10 @@ import importlib.metadata
 import json
 import os
 import re
+import shutil
 import stat
 import tempfile
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -156,15 +163,33 @@ class KernelCache:
     directory : path-like, optional
         Its folder; by default :func:`cache_dir`. Created (with any missing
         parents) with mode 0700.
+    fallback : bool, optional
+        Where the folder cannot be created or written, warn and use a
+        private temporary folder, removed when the process exits, instead of
+        raising. The kernel cache that gpuvec compiles through has it on.
+
+    Attributes
+    ----------
+    directory : pathlib.Path
+        The folder in use.
+    requested : pathlib.Path
+        The folder asked for; `directory` differs after a fallback.
 
     Raises
     ------
     PermissionError
-        The folder belongs to another user or may be written by others.
+        The folder belongs to another user or may be written by others (no
+        fallback: a folder someone else can write must be fixed, not
+        silently skipped); or, without `fallback`, it cannot be written.
+    OSError
+        Without `fallback`, the folder cannot be created; the message names
+        it and ``GPUVEC_CACHE_DIR``.
     """
 
-    def __init__(self, directory: str | os.PathLike | None = None):
-        self.directory = Path(directory).absolute() if directory is not None else cache_dir()
+    def __init__(self, directory: str | os.PathLike | None = None, *, fallback: bool = False):
+        self.requested = Path(directory).absolute() if directory is not None else cache_dir()
+        self.directory = self.requested
+        self._fallback = fallback
         self._hits = 0
         self._misses = 0
         self._folder()
@@ -227,11 +252,17 @@ class KernelCache:
         digest = hashlib.sha256(payload).hexdigest()
         payload_path = folder / f"{key}-{digest[:16]}{suffix}"
         record = {"format": FORMAT, "sha256": digest, "size": len(payload), "suffix": suffix}
-        # The payload first: a record is never in place before what it names.
-        _write_atomically(payload_path, payload)
-        _write_atomically(
-            folder / f"{key}.json", json.dumps({**record, "metadata": metadata}).encode()
-        )
+        try:
+            # The payload first: a record is never in place before what it names.
+            _write_atomically(payload_path, payload)
+            _write_atomically(
+                folder / f"{key}.json", json.dumps({**record, "metadata": metadata}).encode()
+            )
+        except OSError as error:  # a folder that exists but cannot be written
+            if self.directory != self.requested:
+                raise  # the temporary folder failed too: nothing left to try
+            self._unwritable(error)
+            return self.put(key, payload, metadata, suffix)
         return CacheEntry(payload, payload_path, metadata)
 
     def stats(self) -> CacheStats:
@@ -284,9 +315,36 @@ class KernelCache:
 
     def _folder(self) -> Path:
         """The cache folder, created if missing, after checking that it is private."""
-        _make_folders(self.directory)
+        try:
+            _make_folders(self.directory)
+        except OSError as error:
+            self._unwritable(error)
         _check_private(self.directory)
         return self.directory
+
+    def _unwritable(self, error: OSError) -> None:
+        """The requested folder cannot be created or written: falls back to a
+        temporary folder with a warning, or raises an error that says how to
+        move the cache."""
+        reason = error.strerror or str(error)
+        if not self._fallback:
+            message = (
+                f"gpuvec cannot create or write its kernel cache folder {self.requested} "
+                f"({reason}). Point GPUVEC_CACHE_DIR at a folder you can write."
+            )
+            details = (message,) if error.errno is None else (error.errno, message)
+            raise type(error)(*details) from error
+        # mkdtemp makes it private (mode 0700) and owned by this user.
+        self.directory = Path(tempfile.mkdtemp(prefix="gpuvec-kernels-")).absolute()
+        atexit.register(shutil.rmtree, self.directory, ignore_errors=True)
+        warnings.warn(
+            f"gpuvec cannot create or write its kernel cache folder {self.requested} "
+            f"({reason}); this process caches compiled kernels in {self.directory} instead, "
+            f"which is removed when it exits. To keep them between runs, point "
+            f"GPUVEC_CACHE_DIR at a folder you can write.",
+            RuntimeWarning,
+            stacklevel=2,
+        )
 
     def _own_files(self) -> list[Path]:
         folder = self._folder()

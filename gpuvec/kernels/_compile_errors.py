@@ -29,6 +29,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from gpuvec.kernels._lexer import line_of, tokenize
 from gpuvec.kernels._source import EMULATION_HEADER, GENERATED_NAME
 
 __all__ = ["summarize"]
@@ -57,6 +58,13 @@ _NVRTC_TRACE = re.compile(r"at line (?P<line>\d+)(?: of \"?(?P<file>[^\"\s]+)\"?
 _NVRTC_CARET = re.compile(r"^\s*\^\s*$")
 
 _ERRORS = frozenset({"error", "fatal error", "catastrophic error"})
+
+# The keywords of inline assembly: `asm(...)`, `asm volatile(...)`, `__asm__ __volatile__(...)`.
+_ASM_KEYWORDS = frozenset({"asm", "__asm", "__asm__"})
+# What a host compile of PTX assembly fails with: the assembler's own messages
+# (no error line that the summary reads), or GCC's complaints about the asm
+# statement's PTX constraints and operands.
+_ASM_FAILURE = re.compile(r"Assembler messages|'asm'|\basm\b|__asm__")
 
 
 @dataclass
@@ -102,6 +110,10 @@ def summarize(log: str, source: str, source_name: str, compiler: str) -> str:
     """
     parse = _parse_nvrtc if compiler == "nvrtc" else _parse_gcc
     errors = [d for d in parse(log) if d.severity in _ERRORS]
+    if compiler == "host":
+        assembly = _inline_assembly(log, errors, source, source_name)
+        if assembly is not None:
+            return assembly
     if not errors:
         return _without_diagnostics(log, source_name)
     text = _describe(errors[0], source, source_name)
@@ -126,6 +138,38 @@ def _describe(error: _Diagnostic, source: str, source_name: str) -> str:
     if error.file == GENERATED_NAME or error.file.endswith(EMULATION_HEADER):
         return f"{source_name}: error in {where}, which gpuvec adds to it:\n{error.raw.strip()}"
     return f"{error.file}, line {error.line}: {error.message}"
+
+
+def _inline_assembly(
+    log: str, errors: list[_Diagnostic], source: str, source_name: str
+) -> str | None:
+    """The message for a host compile that failed on the source's inline PTX
+    assembly, or None where it failed for something else.
+
+    The check follows a failed compile rather than refusing every ``asm``
+    up front: an ``asm`` kept from the host compiler (``#ifndef
+    GPUVEC_EMULATION``), or one the host understands too (a compiler
+    barrier, ``asm volatile("" ::: "memory")``), compiles and runs.
+    """
+    place = next(
+        (t.start for t in tokenize(source) if t.kind == "name" and t.text in _ASM_KEYWORDS), None
+    )
+    if place is None:
+        return None
+    first = errors[0] if errors else None
+    if first is not None and first.file == source_name and not _ASM_FAILURE.search(first.raw):
+        return None  # an error of the user's own code, not of the assembly
+    if first is None and not _ASM_FAILURE.search(log):
+        return None
+    line = line_of(source, place)
+    column = place - (source.rfind("\n", 0, place) + 1) + 1
+    message = (
+        "inline PTX assembly (asm) is not supported by the host backend's CUDA emulation: "
+        "the host C++ compiler cannot assemble PTX. Run this kernel on a GPU (the cuda "
+        "backend), or give the host another path: #ifdef GPUVEC_EMULATION ... #else asm(...) "
+        "#endif"
+    )
+    return _at_user_line(message, source, source_name, line, column)
 
 
 def _place_name(file: str) -> str:

@@ -31,7 +31,11 @@ __all__ = ["Kernel", "RawKernel", "SourceModule"]
 _NVRTC_OPTIONS = ("--std=c++17", "--fmad=false")
 _HOST_OPTIONS = ("-DGPUVEC_EMULATION=1",)
 
-_INCLUDE_DIR = Path(__file__).resolve().parent.parent / "include"
+# gpuvec's headers, installed beside the compiled core (what gpuvec.get_include()
+# returns). Not found from this file: run in a source checkout, Python imports
+# this module from the checkout, whose gpuvec/ holds no headers, and the
+# compiled core (and its headers) from the installed package.
+_INCLUDE_DIR = Path(_core.__file__).resolve().parent / "include"
 
 _cache_instance: _cache.KernelCache | None = None
 
@@ -43,7 +47,9 @@ def kernel_cache() -> _cache.KernelCache:
     or ``~/.cache/gpuvec/kernels``, created private to you (mode 0700). It
     holds native code that gpuvec loads and runs, so gpuvec refuses a folder
     that another user owns or may write to, and checks each entry's hash
-    before loading it.
+    before loading it. Where the folder cannot be created or written (a
+    read-only home), gpuvec warns, naming it and ``GPUVEC_CACHE_DIR``, and
+    caches in a temporary folder for the rest of the process.
 
     Returns
     -------
@@ -64,8 +70,8 @@ def kernel_cache() -> _cache.KernelCache:
     """
     global _cache_instance
     folder = _cache.cache_dir()
-    if _cache_instance is None or _cache_instance.directory != folder:
-        _cache_instance = _cache.KernelCache(folder)
+    if _cache_instance is None or _cache_instance.requested != folder:
+        _cache_instance = _cache.KernelCache(folder, fallback=True)
     return _cache_instance
 
 
@@ -92,7 +98,8 @@ class SourceModule:
         ``#include <gpuvec/ops.hpp>`` to call the functors of gpuvec's ops.
     name_expressions : sequence of str, optional
         Template instances to compile, such as ``("scale<float>",)``; each is
-        then a kernel name.
+        then a kernel name. A template kernel compiles only for the instances
+        named here: the source alone does not say which types to use.
     name : str, optional
         The source's name in compiler messages, such as ``"cell_3.cu"``.
 
@@ -141,6 +148,15 @@ class SourceModule:
             kernel: _signature.find_kernel(kernels, kernel)
             for kernel in [*dict.fromkeys(plain), *self.name_expressions]
         }
+        # The template kernels by name: a template compiles only for the
+        # instances name_expressions names, and asking for one by its bare
+        # name says so.
+        self._templates = {
+            name: k
+            for k in kernels
+            if k.is_template and k.template_arguments is None
+            for name in (k.name, k.qualified_name)
+        }
         self._cooperative = _signature.uses_cooperation(source)
         self._compiled: dict[tuple[int, bool], _Compiled] = {}
         self._functions: dict[str, Kernel] = {}
@@ -157,22 +173,59 @@ class SourceModule:
         Raises
         ------
         ValueError
-            When the source has no such kernel; the message lists those it has.
+            When the source has no such kernel; the message lists those it
+            has, and for a template kernel asked for by its bare name, says
+            to name its instances with ``name_expressions``.
+
+        Examples
+        --------
+        >>> import gpuvec
+        >>> from gpuvec.kernels.classics import DOUBLIFY
+        >>> gpuvec.SourceModule(DOUBLIFY).get_function("doublify")
+        <gpuvec.Kernel doublify(float* a)>
         """
         kernel = self._functions.get(name)
         if kernel is None:
             if name not in self._signatures:
-                raise ValueError(
-                    f"the source has no kernel named {name!r}; it has "
-                    f"{list(self._signatures) or 'none'}"
-                )
+                raise ValueError(self._missing(name))
             kernel = self._functions[name] = Kernel(self, name, self._signatures[name])
         return kernel
 
     def __getattr__(self, name: str) -> Kernel:
-        if name.startswith("_") or name not in self.__dict__.get("_signatures", {}):
-            raise AttributeError(f"the module has no kernel named {name!r}")
+        # Only the kernels are attributes; private names (and any lookup
+        # before __init__ set _signatures, as in copy or pickle) are not.
+        if name.startswith("_") or "_signatures" not in self.__dict__:
+            raise AttributeError(name)
+        if name not in self._signatures:
+            raise AttributeError(self._missing(name))
         return self.get_function(name)
+
+    def _missing(self, name: str, raw: bool = False) -> str:
+        """Why `name` is no kernel of this module: the kernels it has, or how
+        to compile the template `name` (with RawKernel's spelling if `raw`)."""
+        template = self._templates.get(name)
+        if template is not None:
+            example = _signature.example_expression(template)
+            how = (
+                f"RawKernel(code, {example!r})"
+                if raw
+                else f"SourceModule(source, name_expressions=[{example!r}]), then "
+                f"get_function({example!r})"
+            )
+            return (
+                f"{name} is a template kernel, and a template is compiled only for the "
+                f"instances that name_expressions=[...] names, with their template "
+                f"arguments: such as {how}"
+            )
+        text = f"{self.name} has no kernel named {name!r}; its kernels: "
+        text += ", ".join(self._signatures) or "none"
+        if self._templates:
+            templates = ", ".join(dict.fromkeys(k.name for k in self._templates.values()))
+            text += (
+                f" (and the template kernels {templates}, which compile only for the "
+                f"instances that name_expressions=[...] names)"
+            )
+        return text
 
     def __dir__(self):
         return [*super().__dir__(), *(n for n in self._signatures if n.isidentifier())]
@@ -378,9 +431,10 @@ def _emulation_header() -> str:
 class Kernel:
     """One ``__global__`` function of a :class:`SourceModule`, ready to launch.
 
-    Launch it PyCUDA's way, ``k(*args, grid=..., block=..., shared_mem=0,
+    Launch it PyCUDA's way, ``k(*args, block=..., grid=(1, 1, 1), shared_mem=0,
     stream=None)``, or Numba's, ``k[grid, block, stream, shared_mem](*args)``.
-    ``grid`` and ``block`` take an int or a tuple of 1 to 3 ints.
+    ``grid`` and ``block`` take an int or a tuple of 1 to 3 ints (missing
+    ones are 1); as in PyCUDA, ``grid`` is one block when left out.
 
     Arguments are checked against the kernel's signature:
 
@@ -425,8 +479,38 @@ class Kernel:
             self._launchers[(backend, checked)] = launcher
         return launcher
 
-    def __call__(self, *args, grid, block, shared_mem=0, stream=None, check=None):
-        """Launches the kernel on ``grid`` blocks of ``block`` threads."""
+    def __call__(self, *args, block, grid=(1, 1, 1), shared_mem=0, stream=None, check=None):
+        """Launches the kernel on ``grid`` blocks of ``block`` threads.
+
+        Parameters
+        ----------
+        *args
+            The kernel's arguments, in the order of its parameters.
+        block : int or tuple of int
+            Threads per block: ``256`` or ``(16, 16, 1)``.
+        grid : int or tuple of int, optional
+            Blocks in the grid; one block, ``(1, 1, 1)``, as in PyCUDA, when
+            left out.
+        shared_mem : int, optional
+            Bytes of dynamic shared memory per block (``extern __shared__``).
+        stream : gpuvec.Stream, optional
+            The stream to launch on; the current stream by default.
+        check : bool, optional
+            Run bounds-checked in the host emulation (see the class's notes);
+            by default, as ``GPUVEC_KERNEL_CHECK`` says.
+
+        Examples
+        --------
+        PyCUDA's tutorial launch, one block of 4x4 threads:
+
+        >>> import numpy as np, gpuvec
+        >>> from gpuvec.kernels.classics import DOUBLIFY
+        >>> doublify = gpuvec.SourceModule(DOUBLIFY).get_function("doublify")
+        >>> a = np.ones((4, 4), np.float32)
+        >>> doublify(a, block=(4, 4, 1))
+        >>> float(a.sum())
+        32.0
+        """
         self._launch(args, grid, block, shared_mem, stream, check)
 
     def __getitem__(self, config) -> _ConfiguredKernel:
@@ -533,7 +617,5 @@ class RawKernel(Kernel):
         expressions = (name,) if "<" in name else ()
         module = SourceModule(code, options, expressions, name=source_name)
         if name not in module.kernel_names:
-            raise ValueError(
-                f"the source has no kernel named {name!r}; it has {list(module.kernel_names)}"
-            )
+            raise ValueError(module._missing(name, raw=True))
         super().__init__(module, name, module._signatures[name])

@@ -56,6 +56,7 @@ __all__ = [
     "Parameter",
     "TemplateParameter",
     "bind",
+    "example_expression",
     "find_kernel",
     "parse_kernels",
     "uses_cooperation",
@@ -338,7 +339,7 @@ def bind(kernel: KernelSignature, name_expression: str) -> KernelSignature:
     if arguments is None:
         raise ValueError(
             f"{kernel.name} is a template kernel: name one of its instances, "
-            f"such as {_example_expression(kernel)!r}"
+            f"such as {example_expression(kernel)!r}"
         )
     template = kernel.template_parameters
     if len(arguments) > len(template):
@@ -629,8 +630,15 @@ def _is_type_name(text: str) -> bool:
     return all(word in known for word in text.replace("*", " ").split())
 
 
-def _example_expression(kernel: KernelSignature) -> str:
-    """A name expression for an instance of a template kernel, for messages."""
+def example_expression(kernel: KernelSignature) -> str:
+    """A name expression for an instance of a template kernel, for messages.
+
+    Examples
+    --------
+    >>> (scale,) = parse_kernels("template <typename T, int N> __global__ void scale(T* x) {}")
+    >>> example_expression(scale)
+    'scale<float, 1>'
+    """
     arguments = ["float" if p.kind == "type" else "1" for p in kernel.template_parameters]
     return f"{kernel.name}<{', '.join(arguments)}>"
 

@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 
 from gpuvec import _core
-from gpuvec._dtypes import ARRAY_DTYPES
+from gpuvec._dtypes import ARRAY_DTYPES, native_byte_order
 from gpuvec._errors import CompileError
 from gpuvec.creation import asarray
 from gpuvec.device_array import DeviceArray
@@ -140,6 +140,13 @@ class UserKernel:
                 f"output {self.output.name!r} must be a numpy.ndarray or a gpuvec.DeviceArray, "
                 f"got {type(out).__name__}"
             )
+        if isinstance(out, np.ndarray) and not out.dtype.isnative:
+            # The kernel writes native numbers; inputs are converted, an out cannot be.
+            raise TypeError(
+                f"out (output {self.output.name!r}) has dtype {out.dtype}, in the other byte "
+                f"order: {self.name} writes the machine's; pass an array of dtype "
+                f"{out.dtype.newbyteorder('=')}"
+            )
         return args, out
 
     def _types(self, args, out):
@@ -236,8 +243,11 @@ def _is_number(value) -> bool:
 
 def _argument(value, p: _spec.Parameter):
     """An argument as the call takes it: an array (another library's GPU array as a
-    DeviceArray) or a number."""
-    if isinstance(value, (np.ndarray, DeviceArray)) or _is_number(value):
+    DeviceArray; a NumPy array in the machine's byte order, converted where it is not) or a
+    number."""
+    if isinstance(value, np.ndarray):
+        return native_byte_order(value)
+    if isinstance(value, DeviceArray) or _is_number(value):
         return value
     if hasattr(value, "__cuda_array_interface__") or hasattr(value, "__dlpack__"):
         return asarray(value)

@@ -2,15 +2,9 @@
 # never touch Python objects, so they may run with the GIL released.
 from libc.stdint cimport int64_t
 
-
-cdef extern from "gpuvec/status.h" nogil:
-    ctypedef enum gpuvec_status:
-        GPUVEC_SUCCESS
-        GPUVEC_ERROR_INVALID_ARGUMENT
-        GPUVEC_ERROR_CUDA
-        GPUVEC_ERROR_OUT_OF_MEMORY
-        GPUVEC_ERROR_NOT_BUILT
-        GPUVEC_ERROR_INTERNAL
+# The status codes are gpuvec's: its declarations (gpuvec/_abi.pxd, installed
+# with gpuvec), not a copy of them.
+from gpuvec._abi cimport gpuvec_status
 
 
 cdef extern from "lab.h" nogil:

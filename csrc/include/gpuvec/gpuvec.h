@@ -74,28 +74,43 @@ typedef struct gpuvec_launch {
   gpuvec_stream stream;  /* NULL: the default stream. The host backend runs in order */
 } gpuvec_launch;
 
-/* The ops, from the table: GPUVEC_ADD, GPUVEC_SQRT, ..., GPUVEC_REDUCE_SUM, ... */
-#define GPUVEC_ENUM_ROW(NAME, name, arity, params, result, Functor, summary) GPUVEC_##NAME,
-typedef enum gpuvec_op { GPUVEC_ELEMENTWISE_OPS(GPUVEC_ENUM_ROW) GPUVEC_OP_COUNT } gpuvec_op;
+/* The ops, from the table: GPUVEC_ADD = 1, GPUVEC_SQRT, ..., GPUVEC_REDUCE_SUM = 1, ...
+ * Each code is the row's code column: codes are stable, never reused. */
+#define GPUVEC_ENUM_ROW(code, NAME, name, numpy, arity, params, result, Functor, rounding, \
+                        host_ulps, cuda_ulps, summary)                                     \
+  GPUVEC_##NAME = code,
+typedef enum gpuvec_op { GPUVEC_ELEMENTWISE_OPS(GPUVEC_ENUM_ROW) } gpuvec_op;
 #undef GPUVEC_ENUM_ROW
-#define GPUVEC_ENUM_ROW(NAME, name, inputs, result, Policy, summary) GPUVEC_REDUCE_##NAME,
-typedef enum gpuvec_reduce_op {
-  GPUVEC_REDUCE_OPS(GPUVEC_ENUM_ROW) GPUVEC_REDUCE_OP_COUNT
-} gpuvec_reduce_op;
+#define GPUVEC_ENUM_ROW(code, NAME, name, numpy, ufunc, inputs, result, Policy, traits, warning, \
+                        summary)                                                                 \
+  GPUVEC_REDUCE_##NAME = code,
+typedef enum gpuvec_reduce_op { GPUVEC_REDUCE_OPS(GPUVEC_ENUM_ROW) } gpuvec_reduce_op;
 #undef GPUVEC_ENUM_ROW
 
-/* One row of the op table, for bindings that build their functions from it.
- * For reductions, arity is the number of inputs and params is 0. result is
- * the row's result column: GPUVEC_BOOL (comparisons, tests, any, all),
- * GPUVEC_INT64 (argmin, argmax, count_nonzero), or -1 for the compute dtype. */
+/* One row of the op table, for bindings that build their functions from it:
+ * its columns (gpuvec/op_table.h says what each means). For reductions,
+ * arity is the number of inputs, params is 0 and the elementwise columns
+ * (exact, the ulp budgets) are 0; for elementwise rows the reduction
+ * columns (ufunc, traits, warning) are "". result is the row's result
+ * column: GPUVEC_BOOL (comparisons, tests, any, all), GPUVEC_INT64 (argmin,
+ * argmax, count_nonzero), or -1 for the compute dtype. Fields are only ever
+ * added at the end. */
 typedef struct gpuvec_op_info {
   int code;
   const char* name;
   int arity;
   int params;
   const char* summary;
-  int result;      /* the result's dtype, or -1 for the compute dtype */
-  int reads_truth; /* 1: each input is read as a truth value (result column TRUTH) */
+  int result;          /* the result's dtype, or -1 for the compute dtype */
+  int reads_truth;     /* 1: each input is read as a truth value (result column TRUTH) */
+  const char* numpy;   /* NumPy's name of the function, "" for none */
+  const char* functor; /* the functor (policy, for a reduction) in gpuvec::ops */
+  int exact;           /* 1: correctly rounded, NumPy's bits (rounding column EXACT) */
+  int host_ulps;       /* the ulp budget against NumPy on the host backend */
+  int cuda_ulps;       /* and on the CUDA backend */
+  const char* ufunc;   /* reductions: NumPy's ufunc whose reduce computes it, or "" */
+  const char* traits;  /* reductions: the traits column, words separated by spaces */
+  const char* warning; /* reductions: NumPy's RuntimeWarning for a too short slice, or "" */
 } gpuvec_op_info;
 
 /* The op table's result column as gpuvec_op_info.result: a dtype, or -1
@@ -104,6 +119,9 @@ typedef struct gpuvec_op_info {
 #define GPUVEC_RESULT_INT64 GPUVEC_INT64
 #define GPUVEC_RESULT_BOOL GPUVEC_BOOL
 #define GPUVEC_RESULT_TRUTH GPUVEC_BOOL
+/* The rounding column as gpuvec_op_info.exact. */
+#define GPUVEC_ROUNDING_EXACT 1
+#define GPUVEC_ROUNDING_NEAR 0
 
 /* The table's rows; *count receives their number. Never fails. */
 const gpuvec_op_info* gpuvec_elementwise_ops(int* count);

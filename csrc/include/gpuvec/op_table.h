@@ -1,14 +1,28 @@
-/* gpuvec's op table: every op, named once.
+/* gpuvec's op table: every op, named once, with every fact about it.
  *
  * Each row is one op. The C enums (gpuvec.h), the C++ dispatch to each op's
- * functor (csrc/kit/dispatch.hpp), the table Python reads at import
- * (gpuvec_elementwise_ops, gpuvec_reduce_ops), and through it the public
- * Python functions and the parametrised tests are all made from these rows.
- * Adding an elementwise op is one row here plus its functor in ops.hpp.
+ * functor or policy (csrc/kit/dispatch.hpp), the boundary's checks, the table
+ * Python reads at import (gpuvec_elementwise_ops, gpuvec_reduce_ops, seen
+ * from Python as gpuvec/_table.py), and through it the public Python
+ * functions, their docstrings, NumPy's protocols, fusion and the
+ * parametrised tests with their accuracy budgets are all made from these
+ * rows. Adding an elementwise op is one row here plus its functor in ops.hpp;
+ * adding a reduction one row here plus its policy in reduce_ops.hpp
+ * (docs/design.md, "Adding an op / a reduction").
  *
- * Elementwise rows: X(NAME, name, arity, params, result, Functor, summary)
+ * Op codes are the rows' first column, written out: a row may go anywhere,
+ * and a code is never given to another op, so the codes stay what compiled
+ * callers were built with. Codes are positive and below
+ * GPUVEC_OP_CODE_LIMIT; op_table.cpp checks that no two rows share one.
+ *
+ * Elementwise rows:
+ *   X(code, NAME, name, numpy, arity, params, result, Functor, rounding,
+ *     host_ulps, cuda_ulps, summary)
+ *   code      the op code, GPUVEC_<NAME> = code
  *   NAME      the enum GPUVEC_<NAME>
- *   name      the Python name (NumPy's, where NumPy has the function)
+ *   name      the Python name
+ *   numpy     NumPy's name of the same function (its ufunc, where it has one),
+ *             "" where NumPy has none
  *   arity     the number of array inputs (1 to 3)
  *   params    the number of double parameters (alpha, beta) the functor takes
  *   result    SAME: the result has the compute dtype; BOOL: it is a truth
@@ -17,94 +31,202 @@
  *             read as true or false in its own dtype, so the op computes
  *             in bool (logical_and(x32, 1e-300) is x32 != 0)
  *   Functor   the functor in gpuvec::ops (ops.hpp)
+ *   rounding  EXACT: correctly rounded (or exact), so NumPy's bits on both
+ *             backends; NEAR: within the ulp budgets that follow
+ *   host_ulps, cuda_ulps
+ *             how many units in the last place the result may be off NumPy's
+ *             float64 result rounded to the compute dtype, on the host
+ *             backend (the C math library) and the CUDA one (CUDA's); 0 for
+ *             EXACT rows. The tests hold each backend to its budget
  *   summary   one line for the docstring
  *
- * Reduction rows: X(NAME, name, inputs, result, Policy, summary)
+ * Reduction rows:
+ *   X(code, NAME, name, numpy, ufunc, inputs, result, Policy, traits,
+ *     warning, summary)
+ *   code, NAME, name, summary   as above; the enum is GPUVEC_REDUCE_<NAME>
+ *   numpy     NumPy's function of the same meaning, "" where it has none
+ *   ufunc     the NumPy ufunc whose reduce method computes it (as NumPy
+ *             does: its name is in NumPy's error for no elements), or ""
  *   inputs    1, or 2 for dot
  *   result    the result's dtype: SAME, the compute dtype; INT64, a position
  *             (argmin, argmax) or a count; BOOL, a truth value (any, all).
  *             gpuvec.h's GPUVEC_RESULT_<result> is its gpuvec_dtype (-1 for SAME)
  *   Policy    the policy in gpuvec::ops::reduce (reduce_ops.hpp)
+ *   traits    words, each a fact the boundary or Python acts on:
+ *               no_empty   a row of no elements has no value: an error
+ *               position   the result is a position along one axis (a row is
+ *                          read in order; axis= is one axis)
+ *               ddof       it takes the delta degrees of freedom
+ *               skips_nan  NaN elements are left out
+ *               whole      dtype= may be an integer dtype: whole numbers
+ *               own_dtype  x is read in its own dtype (float or bool): it
+ *                          asks only whether each element is nonzero
+ *               axis0      it takes axis 0 or -1 of a 0-d x (NumPy's ufunc
+ *                          reductions do; mean, var and std refuse it)
+ *               paired     two results per row (out[0], out[1])
+ *   warning   NumPy's RuntimeWarning for a slice of at most ddof elements
+ *             (0 without ddof; NaN not counted for skips_nan), "" for none
  */
 #ifndef GPUVEC_OP_TABLE_H
 #define GPUVEC_OP_TABLE_H
 
-/* clang-format off */
-#define GPUVEC_ELEMENTWISE_OPS(X)                                                                     \
-  /* binary: out = a (op) b */                                                                        \
-  X(ADD, add, 2, 0, SAME, Add, "Add the inputs elementwise")                                          \
-  X(SUBTRACT, subtract, 2, 0, SAME, Subtract, "Subtract the second input from the first")             \
-  X(MULTIPLY, multiply, 2, 0, SAME, Multiply, "Multiply the inputs elementwise")                      \
-  X(DIVIDE, divide, 2, 0, SAME, Divide, "Divide the first input by the second (true division)")       \
-  X(POWER, power, 2, 0, SAME, Power, "Raise the first input to the power of the second")              \
-  X(MAXIMUM, maximum, 2, 0, SAME, Maximum, "The larger element, NaN where either is NaN")             \
-  X(MINIMUM, minimum, 2, 0, SAME, Minimum, "The smaller element, NaN where either is NaN")            \
-  X(HYPOT, hypot, 2, 0, SAME, Hypot, "The hypotenuse sqrt(a**2 + b**2), without overflow")            \
-  X(ARCTAN2, arctan2, 2, 0, SAME, Atan2, "The angle of the point (b, a) in radians, in [-pi, pi]")    \
-  /* unary: out = f(x) */                                                                             \
-  X(NEGATIVE, negative, 1, 0, SAME, Negative, "The negated input, -x")                                \
-  X(ABSOLUTE, absolute, 1, 0, SAME, Abs, "The absolute value of each element")                        \
-  X(SQRT, sqrt, 1, 0, SAME, Sqrt, "The non-negative square root (NaN below 0)")                       \
-  X(EXP, exp, 1, 0, SAME, Exp, "The exponential e**x")                                                \
-  X(LOG, log, 1, 0, SAME, Log, "The natural logarithm (NaN below 0, -inf at 0)")                      \
-  X(LOG1P, log1p, 1, 0, SAME, Log1p, "log(1 + x), accurate for small x")                              \
-  X(EXPM1, expm1, 1, 0, SAME, Expm1, "exp(x) - 1, accurate for small x")                              \
-  X(SIN, sin, 1, 0, SAME, Sin, "The sine of an angle in radians")                                     \
-  X(COS, cos, 1, 0, SAME, Cos, "The cosine of an angle in radians")                                   \
-  X(TAN, tan, 1, 0, SAME, Tan, "The tangent of an angle in radians")                                  \
-  X(ARCSIN, arcsin, 1, 0, SAME, Arcsin, "The inverse sine, in [-pi/2, pi/2] (NaN outside [-1, 1])")   \
-  X(ARCCOS, arccos, 1, 0, SAME, Arccos, "The inverse cosine, in [0, pi] (NaN outside [-1, 1])")       \
-  X(ARCTAN, arctan, 1, 0, SAME, Arctan, "The inverse tangent, in [-pi/2, pi/2]")                      \
-  X(TANH, tanh, 1, 0, SAME, Tanh, "The hyperbolic tangent")                                           \
-  X(SIGMOID, sigmoid, 1, 0, SAME, Sigmoid, "The logistic function 1 / (1 + exp(-x))")                 \
-  X(FLOOR, floor, 1, 0, SAME, Floor, "The largest integer not greater than x")                        \
-  X(CEIL, ceil, 1, 0, SAME, Ceil, "The smallest integer not less than x")                             \
-  X(ROUND, round, 1, 0, SAME, Rint, "The nearest integer, halves to even (numpy.round)")              \
-  X(SIGN, sign, 1, 0, SAME, Sign, "-1, 0 or 1 by the sign of x (NaN stays NaN)")                      \
-  X(TRUNC, trunc, 1, 0, SAME, Trunc, "x rounded toward zero: its fractional part dropped")            \
-  /* truth values: a bool result; the inputs compare in the compute dtype */                          \
-  X(EQUAL, equal, 2, 0, BOOL, Equal, "True where a == b")                                             \
-  X(NOT_EQUAL, not_equal, 2, 0, BOOL, NotEqual, "True where a != b (and where either is NaN)")        \
-  X(LESS, less, 2, 0, BOOL, Less, "True where a < b")                                                 \
-  X(LESS_EQUAL, less_equal, 2, 0, BOOL, LessEqual, "True where a <= b")                               \
-  X(GREATER, greater, 2, 0, BOOL, Greater, "True where a > b")                                        \
-  X(GREATER_EQUAL, greater_equal, 2, 0, BOOL, GreaterEqual, "True where a >= b")                      \
-  X(LOGICAL_AND, logical_and, 2, 0, TRUTH, LogicalAnd, "True where a and b are both nonzero")         \
-  X(LOGICAL_OR, logical_or, 2, 0, TRUTH, LogicalOr, "True where a or b is nonzero")                   \
-  X(LOGICAL_XOR, logical_xor, 2, 0, TRUTH, LogicalXor, "True where just one of a and b is nonzero")   \
-  X(LOGICAL_NOT, logical_not, 1, 0, TRUTH, LogicalNot, "True where x is zero")                        \
-  X(ISNAN, isnan, 1, 0, BOOL, IsNan, "True where x is NaN")                                           \
-  X(ISINF, isinf, 1, 0, BOOL, IsInf, "True where x is +inf or -inf")                                  \
-  X(ISFINITE, isfinite, 1, 0, BOOL, IsFinite, "True where x is neither NaN nor infinite")             \
-  /* with parameters, and the three-input ops */                                                      \
-  X(SCALE, scale, 1, 1, SAME, Scale, "alpha * x")                                                     \
-  X(AXPY, axpy, 2, 1, SAME, Axpy, "alpha * x + y")                                                    \
-  X(AXPBY, axpby, 2, 2, SAME, Axpby, "alpha * x + beta * y")                                          \
-  X(CLIP, clip, 3, 0, SAME, Clip, "x limited to [lo, hi]")                                            \
-  X(WHERE, where, 3, 0, SAME, Where, "a where cond is true, else b (cond is a bool array)")
+/* Op codes are below this (bindings size their per-op arrays by it). */
+#define GPUVEC_OP_CODE_LIMIT 128
 
-#define GPUVEC_REDUCE_OPS(X)                                                                   \
-  X(SUM, sum, 1, SAME, Sum, "The sum of the elements")                                         \
-  X(MEAN, mean, 1, SAME, Mean, "The arithmetic mean")                                          \
-  X(MIN, min, 1, SAME, Min, "The smallest element (NaN if any is NaN)")                        \
-  X(MAX, max, 1, SAME, Max, "The largest element (NaN if any is NaN)")                         \
-  X(ARGMIN, argmin, 1, INT64, ArgMin, "The index of the smallest element (of the first NaN)")  \
-  X(ARGMAX, argmax, 1, INT64, ArgMax, "The index of the largest element (of the first NaN)")   \
-  X(PROD, prod, 1, SAME, Prod, "The product of the elements")                                  \
-  X(VAR, var, 1, SAME, Var, "The variance")                                                    \
-  X(STD, std, 1, SAME, Std, "The standard deviation")                                          \
-  /* two results per row: out[0] the means, out[1] the variances or deviations */              \
-  X(MEAN_VAR, mean_var, 1, SAME, MeanVar, "The mean and the variance, in one pass")            \
-  X(MEAN_STD, mean_std, 1, SAME, MeanStd, "The mean and the standard deviation, in one pass")  \
-  X(NANSUM, nansum, 1, SAME, NanSum, "The sum, counting NaN as 0")                             \
-  X(NANMEAN, nanmean, 1, SAME, NanMean, "The mean of the elements that are not NaN")           \
-  X(ASUM, asum, 1, SAME, AbsSum, "The sum of absolute values (BLAS asum)")                     \
-  X(NRM2, norm, 1, SAME, Nrm2, "The Euclidean norm, without overflow (BLAS nrm2)")             \
-  X(DOT, dot, 2, SAME, Dot, "The dot product: the sum of x * y")                               \
-  /* truth values, of float or bool x: an element is true when x != 0 (NaN is) */              \
-  X(ANY, any, 1, BOOL, Any, "Whether any element is nonzero")                                  \
-  X(ALL, all, 1, BOOL, All, "Whether every element is nonzero")                                \
-  X(COUNT_NONZERO, count_nonzero, 1, INT64, CountNonzero, "The number of nonzero elements")
+/* clang-format off */
+#define GPUVEC_ELEMENTWISE_OPS(X)                                                             \
+  /* binary: out = a (op) b */                                                                \
+  X(1, ADD, add, "add", 2, 0, SAME, Add, EXACT, 0, 0,                                         \
+    "Add the inputs elementwise")                                                             \
+  X(2, SUBTRACT, subtract, "subtract", 2, 0, SAME, Subtract, EXACT, 0, 0,                     \
+    "Subtract the second input from the first")                                               \
+  X(3, MULTIPLY, multiply, "multiply", 2, 0, SAME, Multiply, EXACT, 0, 0,                     \
+    "Multiply the inputs elementwise")                                                        \
+  X(4, DIVIDE, divide, "divide", 2, 0, SAME, Divide, EXACT, 0, 0,                             \
+    "Divide the first input by the second (true division)")                                   \
+  X(5, POWER, power, "power", 2, 0, SAME, Power, NEAR, 5, 5,                                  \
+    "Raise the first input to the power of the second")                                       \
+  X(6, MAXIMUM, maximum, "maximum", 2, 0, SAME, Maximum, EXACT, 0, 0,                         \
+    "The larger element, NaN where either is NaN")                                            \
+  X(7, MINIMUM, minimum, "minimum", 2, 0, SAME, Minimum, EXACT, 0, 0,                         \
+    "The smaller element, NaN where either is NaN")                                           \
+  X(8, HYPOT, hypot, "hypot", 2, 0, SAME, Hypot, NEAR, 3, 3,                                  \
+    "The hypotenuse sqrt(a**2 + b**2), without overflow")                                     \
+  X(9, ARCTAN2, arctan2, "arctan2", 2, 0, SAME, Atan2, NEAR, 3, 3,                            \
+    "The angle of the point (b, a) in radians, in [-pi, pi]")                                 \
+  X(51, LOGADDEXP, logaddexp, "logaddexp", 2, 0, SAME, LogAddExp, NEAR, 4, 4,                 \
+    "log(exp(a) + exp(b)), without overflow")                                                 \
+  /* unary: out = f(x) */                                                                     \
+  X(10, NEGATIVE, negative, "negative", 1, 0, SAME, Negative, EXACT, 0, 0,                    \
+    "The negated input, -x")                                                                  \
+  X(11, ABSOLUTE, absolute, "absolute", 1, 0, SAME, Abs, EXACT, 0, 0,                         \
+    "The absolute value of each element")                                                     \
+  X(12, SQRT, sqrt, "sqrt", 1, 0, SAME, Sqrt, EXACT, 0, 0,                                    \
+    "The non-negative square root (NaN below 0)")                                             \
+  X(13, EXP, exp, "exp", 1, 0, SAME, Exp, NEAR, 3, 3,                                         \
+    "The exponential e**x")                                                                   \
+  X(14, LOG, log, "log", 1, 0, SAME, Log, NEAR, 2, 2,                                         \
+    "The natural logarithm (NaN below 0, -inf at 0)")                                         \
+  X(15, LOG1P, log1p, "log1p", 1, 0, SAME, Log1p, NEAR, 2, 2,                                 \
+    "log(1 + x), accurate for small x")                                                       \
+  X(16, EXPM1, expm1, "expm1", 1, 0, SAME, Expm1, NEAR, 2, 2,                                 \
+    "exp(x) - 1, accurate for small x")                                                       \
+  X(17, SIN, sin, "sin", 1, 0, SAME, Sin, NEAR, 3, 3,                                         \
+    "The sine of an angle in radians")                                                        \
+  X(18, COS, cos, "cos", 1, 0, SAME, Cos, NEAR, 3, 3,                                         \
+    "The cosine of an angle in radians")                                                      \
+  X(19, TAN, tan, "tan", 1, 0, SAME, Tan, NEAR, 4, 4,                                         \
+    "The tangent of an angle in radians")                                                     \
+  X(20, ARCSIN, arcsin, "arcsin", 1, 0, SAME, Arcsin, NEAR, 3, 3,                             \
+    "The inverse sine, in [-pi/2, pi/2] (NaN outside [-1, 1])")                               \
+  X(21, ARCCOS, arccos, "arccos", 1, 0, SAME, Arccos, NEAR, 3, 3,                             \
+    "The inverse cosine, in [0, pi] (NaN outside [-1, 1])")                                   \
+  X(22, ARCTAN, arctan, "arctan", 1, 0, SAME, Arctan, NEAR, 3, 3,                             \
+    "The inverse tangent, in [-pi/2, pi/2]")                                                  \
+  X(23, TANH, tanh, "tanh", 1, 0, SAME, Tanh, NEAR, 3, 3,                                     \
+    "The hyperbolic tangent")                                                                 \
+  X(24, SIGMOID, sigmoid, "", 1, 0, SAME, Sigmoid, NEAR, 4, 4,                                \
+    "The logistic function 1 / (1 + exp(-x))")                                                \
+  X(25, FLOOR, floor, "floor", 1, 0, SAME, Floor, EXACT, 0, 0,                                \
+    "The largest integer not greater than x")                                                 \
+  X(26, CEIL, ceil, "ceil", 1, 0, SAME, Ceil, EXACT, 0, 0,                                    \
+    "The smallest integer not less than x")                                                   \
+  X(27, ROUND, round, "rint", 1, 0, SAME, Rint, EXACT, 0, 0,                                  \
+    "The nearest integer, halves to even (numpy.round)")                                      \
+  X(28, SIGN, sign, "sign", 1, 0, SAME, Sign, EXACT, 0, 0,                                    \
+    "-1, 0 or 1 by the sign of x (NaN stays NaN)")                                            \
+  X(29, TRUNC, trunc, "trunc", 1, 0, SAME, Trunc, EXACT, 0, 0,                                \
+    "x rounded toward zero: its fractional part dropped")                                     \
+  /* cbrt on the host: the compiler may call glibc's vectorised cbrt (libmvec), */            \
+  /* which is within 4 ulp where the scalar one is within 1 */                                \
+  X(50, CBRT, cbrt, "cbrt", 1, 0, SAME, Cbrt, NEAR, 4, 2,                                     \
+    "The cube root, negative for negative x")                                                 \
+  /* truth values: a bool result; the inputs compare in the compute dtype */                  \
+  X(30, EQUAL, equal, "equal", 2, 0, BOOL, Equal, EXACT, 0, 0,                                \
+    "True where a == b")                                                                      \
+  X(31, NOT_EQUAL, not_equal, "not_equal", 2, 0, BOOL, NotEqual, EXACT, 0, 0,                 \
+    "True where a != b (and where either is NaN)")                                            \
+  X(32, LESS, less, "less", 2, 0, BOOL, Less, EXACT, 0, 0,                                    \
+    "True where a < b")                                                                       \
+  X(33, LESS_EQUAL, less_equal, "less_equal", 2, 0, BOOL, LessEqual, EXACT, 0, 0,             \
+    "True where a <= b")                                                                      \
+  X(34, GREATER, greater, "greater", 2, 0, BOOL, Greater, EXACT, 0, 0,                        \
+    "True where a > b")                                                                       \
+  X(35, GREATER_EQUAL, greater_equal, "greater_equal", 2, 0, BOOL, GreaterEqual, EXACT, 0, 0, \
+    "True where a >= b")                                                                      \
+  X(36, LOGICAL_AND, logical_and, "logical_and", 2, 0, TRUTH, LogicalAnd, EXACT, 0, 0,        \
+    "True where a and b are both nonzero")                                                    \
+  X(37, LOGICAL_OR, logical_or, "logical_or", 2, 0, TRUTH, LogicalOr, EXACT, 0, 0,            \
+    "True where a or b is nonzero")                                                           \
+  X(38, LOGICAL_XOR, logical_xor, "logical_xor", 2, 0, TRUTH, LogicalXor, EXACT, 0, 0,        \
+    "True where just one of a and b is nonzero")                                              \
+  X(39, LOGICAL_NOT, logical_not, "logical_not", 1, 0, TRUTH, LogicalNot, EXACT, 0, 0,        \
+    "True where x is zero")                                                                   \
+  X(40, ISNAN, isnan, "isnan", 1, 0, BOOL, IsNan, EXACT, 0, 0,                                \
+    "True where x is NaN")                                                                    \
+  X(41, ISINF, isinf, "isinf", 1, 0, BOOL, IsInf, EXACT, 0, 0,                                \
+    "True where x is +inf or -inf")                                                           \
+  X(42, ISFINITE, isfinite, "isfinite", 1, 0, BOOL, IsFinite, EXACT, 0, 0,                    \
+    "True where x is neither NaN nor infinite")                                               \
+  /* with parameters, and the three-input ops */                                              \
+  X(43, SCALE, scale, "", 1, 1, SAME, Scale, EXACT, 0, 0,                                     \
+    "alpha * x")                                                                              \
+  X(44, AXPY, axpy, "", 2, 1, SAME, Axpy, EXACT, 0, 0,                                        \
+    "alpha * x + y")                                                                          \
+  X(45, AXPBY, axpby, "", 2, 2, SAME, Axpby, EXACT, 0, 0,                                     \
+    "alpha * x + beta * y")                                                                   \
+  X(46, CLIP, clip, "clip", 3, 0, SAME, Clip, EXACT, 0, 0,                                    \
+    "x limited to [lo, hi]")                                                                  \
+  X(47, WHERE, where, "where", 3, 0, SAME, Where, EXACT, 0, 0,                                \
+    "a where cond is true, else b (cond is a bool array)")
+
+#define GPUVEC_REDUCE_OPS(X)                                                                          \
+  X(1, SUM, sum, "sum", "add", 1, SAME, Sum, "whole axis0",                                           \
+    "", "The sum of the elements")                                                                    \
+  X(2, MEAN, mean, "mean", "", 1, SAME, Mean, "",                                                     \
+    "Mean of empty slice", "The arithmetic mean")                                                     \
+  X(3, MIN, min, "min", "minimum", 1, SAME, Min, "no_empty axis0",                                    \
+    "", "The smallest element (NaN if any is NaN)")                                                   \
+  X(4, MAX, max, "max", "maximum", 1, SAME, Max, "no_empty axis0",                                    \
+    "", "The largest element (NaN if any is NaN)")                                                    \
+  X(5, ARGMIN, argmin, "argmin", "", 1, INT64, ArgMin, "no_empty position axis0",                     \
+    "", "The index of the smallest element (of the first NaN)")                                       \
+  X(6, ARGMAX, argmax, "argmax", "", 1, INT64, ArgMax, "no_empty position axis0",                     \
+    "", "The index of the largest element (of the first NaN)")                                        \
+  X(7, PROD, prod, "prod", "multiply", 1, SAME, Prod, "whole axis0",                                  \
+    "", "The product of the elements")                                                                \
+  X(8, VAR, var, "var", "", 1, SAME, Var, "ddof",                                                     \
+    "Degrees of freedom <= 0 for slice", "The variance")                                              \
+  X(9, STD, std, "std", "", 1, SAME, Std, "ddof",                                                     \
+    "Degrees of freedom <= 0 for slice", "The standard deviation")                                    \
+  /* two results per row: out[0] the means, out[1] the variances or deviations */                     \
+  X(10, MEAN_VAR, mean_var, "", "", 1, SAME, MeanVar, "ddof paired",                                  \
+    "Degrees of freedom <= 0 for slice", "The mean and the variance, in one pass")                    \
+  X(11, MEAN_STD, mean_std, "", "", 1, SAME, MeanStd, "ddof paired",                                  \
+    "Degrees of freedom <= 0 for slice", "The mean and the standard deviation, in one pass")          \
+  /* NaN left out: the warning is for a slice of NaN alone */                                         \
+  X(12, NANSUM, nansum, "nansum", "", 1, SAME, NanSum, "skips_nan whole axis0",                       \
+    "", "The sum, counting NaN as 0")                                                                 \
+  X(13, NANMEAN, nanmean, "nanmean", "", 1, SAME, NanMean, "skips_nan axis0",                         \
+    "Mean of empty slice", "The mean of the elements that are not NaN")                               \
+  X(20, NANMAX, nanmax, "nanmax", "fmax", 1, SAME, NanMax, "no_empty skips_nan axis0",                \
+    "All-NaN slice encountered", "The largest element that is not NaN")                               \
+  X(21, NANMIN, nanmin, "nanmin", "fmin", 1, SAME, NanMin, "no_empty skips_nan axis0",                \
+    "All-NaN slice encountered", "The smallest element that is not NaN")                              \
+  /* BLAS */                                                                                          \
+  X(14, ASUM, asum, "", "", 1, SAME, AbsSum, "",                                                      \
+    "", "The sum of absolute values (BLAS asum)")                                                     \
+  X(15, NRM2, norm, "linalg.norm", "", 1, SAME, Nrm2, "",                                             \
+    "", "The Euclidean norm, without overflow (BLAS nrm2)")                                           \
+  X(16, DOT, dot, "vdot", "", 2, SAME, Dot, "",                                                       \
+    "", "The dot product: the sum of x * y")                                                          \
+  /* truth values, of float or bool x: an element is true when x != 0 (NaN is) */                     \
+  X(17, ANY, any, "any", "logical_or", 1, BOOL, Any, "own_dtype axis0",                               \
+    "", "Whether any element is nonzero")                                                             \
+  X(18, ALL, all, "all", "logical_and", 1, BOOL, All, "own_dtype axis0",                              \
+    "", "Whether every element is nonzero")                                                           \
+  X(19, COUNT_NONZERO, count_nonzero, "count_nonzero", "", 1, INT64, CountNonzero, "own_dtype axis0", \
+    "", "The number of nonzero elements")
 /* clang-format on */
 
 #endif /* GPUVEC_OP_TABLE_H */

@@ -49,6 +49,7 @@ GPUVEC_MATH_1(floor)
 GPUVEC_MATH_1(ceil)
 GPUVEC_MATH_1(rint)
 GPUVEC_MATH_1(trunc)
+GPUVEC_MATH_1(cbrt)
 GPUVEC_MATH_2(pow)
 GPUVEC_MATH_2(hypot)
 GPUVEC_MATH_2(atan2)
@@ -88,6 +89,23 @@ struct Power {
   }
 };
 
+// numpy.logaddexp, log(exp(a) + exp(b)), as NumPy computes it: the larger
+// input plus log1p(exp(-|a - b|)), which neither overflows for large inputs
+// nor loses the smaller one. Equal inputs give a + log(2), the infinities of
+// one sign among them (whose difference would be NaN); a NaN gives NaN. The
+// same operations on both backends, none of them a product to contract:
+// only exp and log1p are the libraries' own.
+struct LogAddExp {
+  template <class T>
+  GPUVEC_HD T operator()(T a, T b) const {
+    if (a == b) return a + T(0.693147180559945309417232121458176568);  // log(2)
+    const T d = a - b;
+    if (d > T(0)) return a + math::log1p(math::exp(-d));
+    if (d <= T(0)) return b + math::log1p(math::exp(d));
+    return d;  // NaN
+  }
+};
+
 // The unary family: out = f(x).
 // clang-format off
 struct Negative { template <class T> GPUVEC_HD T operator()(T x) const { return -x; } };
@@ -108,6 +126,7 @@ struct Floor { template <class T> GPUVEC_HD T operator()(T x) const { return mat
 struct Ceil { template <class T> GPUVEC_HD T operator()(T x) const { return math::ceil(x); } };
 struct Rint { template <class T> GPUVEC_HD T operator()(T x) const { return math::rint(x); } };
 struct Trunc { template <class T> GPUVEC_HD T operator()(T x) const { return math::trunc(x); } };
+struct Cbrt { template <class T> GPUVEC_HD T operator()(T x) const { return math::cbrt(x); } };
 // clang-format on
 // Rint rounds halves to even in the default rounding mode, as numpy.round
 // does; round() would round them away from zero.

@@ -18,8 +18,6 @@
 // and has no standard headers.
 #if !defined(__CUDACC_RTC__)
 #include <stdint.h>
-
-#include <type_traits>
 #endif
 
 namespace gpuvec::ops::reduce {
@@ -100,6 +98,22 @@ struct Max : Sum {
   static constexpr bool kLanes = false;
   GPUVEC_HD Acc identity() const { return -INFINITY; }
   GPUVEC_HD Acc combine(Acc a, Acc b) const { return (a > b || a != a) ? a : b; }
+};
+
+// NanMax and NanMin leave NaN out (numpy.nanmax, numpy.nanmin): the state is
+// NaN until a number comes, and a number wins against NaN, as C's fmax and
+// fmin do, so a row of NaN alone gives NaN (Python warns about it, as NumPy
+// does). Written out as Max and Min are, rather than calling the libraries'
+// fmax and fmin, so that both backends make the same choices.
+struct NanMax : Sum {
+  static constexpr bool kLanes = false;
+  GPUVEC_HD Acc identity() const { return NAN; }
+  GPUVEC_HD Acc combine(Acc a, Acc b) const { return (a > b || b != b) ? a : b; }
+};
+struct NanMin : Sum {
+  static constexpr bool kLanes = false;
+  GPUVEC_HD Acc identity() const { return NAN; }
+  GPUVEC_HD Acc combine(Acc a, Acc b) const { return (a < b || b != b) ? a : b; }
 };
 
 // The index of the first minimum (maximum), or of the first NaN: NumPy's
@@ -368,8 +382,8 @@ struct MeanDeviation {
 // count_nonzero, any and all: an element counts when x != 0, so NaN counts,
 // as in NumPy. All three count, exactly, in an int64; any and all differ
 // only in what they make of the count. Their terms ask nothing but x != 0,
-// so they read bool x as it is (the dispatch compiles them, and only them,
-// for T = bool).
+// so they read bool x as it is (their rows' own_dtype trait: the dispatch
+// compiles them, and only them, for T = bool).
 struct CountNonzero {
   using Acc = int64_t;
   GPUVEC_HD Acc identity() const { return 0; }
@@ -399,12 +413,6 @@ struct All : CountNonzero {
     return static_cast<Out>(a == n);
   }
 };
-
-#if !defined(__CUDACC_RTC__)
-// The policies that look at x only through x != 0.
-template <class Policy>
-constexpr bool kCountsNonzero = std::is_base_of_v<CountNonzero, Policy>;
-#endif
 
 // The dot product: the sum of x * y, each product in double. A reduction of
 // two inputs, which the boundary sends to the backends' dot (one row of every
