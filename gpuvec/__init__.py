@@ -11,7 +11,6 @@ Examples
 array([1., 2., 3.])
 """
 
-import os
 import pkgutil
 
 # Run from a source checkout (`python3 -m gpuvec` in the repository root),
@@ -130,7 +129,7 @@ def get_include() -> str:
     >>> type(gpuvec._core._C_API).__name__  # the table that import_gpuvec() reads
     'PyCapsule'
     """
-    return os.path.join(os.path.dirname(_core.__file__), "include")
+    return _core.include_dir()
 
 
 __all__ = [

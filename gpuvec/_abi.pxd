@@ -1,39 +1,21 @@
-# The gpuvec C ABI (csrc/include/gpuvec/gpuvec.h), declared for Cython.
+# The gpuvec C ABI (csrc/include/gpuvec/*.h), declared for Cython: its
+# functions here, its types in gpuvec/_core/_abi.pxd (cimported below, so that
+# `from gpuvec._abi cimport *` gives both).
+#
+# Shipped for extensions built on gpuvec (with gpuvec.get_include() on their
+# include path), which call the functions through gpuvec/api.h's table (the
+# end of this file). Inside gpuvec, only the module gpuvec._core._abi cimports
+# this file: it alone links the C++ library, and the other modules reach the
+# functions through its table (`abi`, in gpuvec/_core/_abi.pxd).
 from libc.stdint cimport int64_t, uint32_t, uint64_t
+
+from gpuvec._core._abi cimport *
 
 
 cdef extern from "gpuvec/gpuvec.h" nogil:
-    ctypedef enum gpuvec_status:
-        GPUVEC_SUCCESS
-        GPUVEC_ERROR_INVALID_ARGUMENT
-        GPUVEC_ERROR_CUDA
-        GPUVEC_ERROR_OUT_OF_MEMORY
-        GPUVEC_ERROR_NOT_BUILT
-        GPUVEC_ERROR_INTERNAL
-        GPUVEC_ERROR_INDEX
-        GPUVEC_ERROR_COMPILE
-
     const char* gpuvec_last_error_message()
     int gpuvec_last_error_cuda_code()
     const char* gpuvec_last_error_cuda_name()
-
-    ctypedef enum gpuvec_backend:
-        GPUVEC_BACKEND_HOST
-        GPUVEC_BACKEND_CUDA
-
-    ctypedef void* gpuvec_stream
-
-    ctypedef struct gpuvec_device_info:
-        char name[256]
-        int major
-        int minor
-        size_t total_memory
-        int multiprocessors
-        int max_threads_per_block
-        int warp_size
-        int l2_cache_bytes
-        unsigned char uuid[16]
-
     int gpuvec_cuda_built()
     gpuvec_status gpuvec_cuda_versions(int* runtime_version, int* driver_version)
     gpuvec_status gpuvec_cuda_device_count(int* count)
@@ -60,73 +42,14 @@ cdef extern from "gpuvec/gpuvec.h" nogil:
     gpuvec_status gpuvec_cuda_result_slot_free(void* slot, gpuvec_stream stream)
     gpuvec_status gpuvec_cuda_stream_create(gpuvec_stream* stream)
     gpuvec_status gpuvec_cuda_stream_destroy(gpuvec_stream stream)
-
-    ctypedef void* gpuvec_event
     gpuvec_status gpuvec_cuda_event_create(gpuvec_event* event)
     gpuvec_status gpuvec_cuda_event_destroy(gpuvec_event event)
     gpuvec_status gpuvec_cuda_event_record(gpuvec_event event, gpuvec_stream stream)
     gpuvec_status gpuvec_cuda_event_synchronize(gpuvec_event event)
     gpuvec_status gpuvec_cuda_event_elapsed_ms(gpuvec_event start, gpuvec_event end, float* ms)
     gpuvec_status gpuvec_cuda_stream_wait_event(gpuvec_stream stream, gpuvec_event event)
-
-    # gpuvec/gpuvec.h: the ops, each array one self-describing descriptor.
-    enum:
-        GPUVEC_MAX_NDIM
-        GPUVEC_MAX_INPUTS
-        GPUVEC_MAX_MAP_INPUTS
-        GPUVEC_MAX_THREADS_PER_BLOCK
-
-    ctypedef enum gpuvec_dtype:
-        GPUVEC_FLOAT32
-        GPUVEC_FLOAT64
-        GPUVEC_INT64
-        GPUVEC_BOOL
-
-    ctypedef enum gpuvec_memory:
-        GPUVEC_MEMORY_HOST
-        GPUVEC_MEMORY_DEVICE
-        GPUVEC_MEMORY_SCALAR
-
-    ctypedef struct gpuvec_array:
-        void* data
-        gpuvec_dtype dtype
-        gpuvec_memory memory
-        double scalar
-        int ndim
-        int64_t shape[GPUVEC_MAX_NDIM]
-        int64_t strides[GPUVEC_MAX_NDIM]
-
-    ctypedef struct gpuvec_launch:
-        gpuvec_backend backend
-        int threads_per_block
-        gpuvec_stream stream
-
-    # The op codes are plain ints here: their names and numbers come from the
-    # op table at run time (gpuvec_elementwise_ops), not from a list restated
-    # in this file.
-    ctypedef int gpuvec_op
-    ctypedef int gpuvec_reduce_op
-
-    ctypedef struct gpuvec_op_info:
-        int code
-        const char* name
-        int arity
-        int params
-        const char* summary
-        int result
-        int reads_truth
-        const char* numpy
-        const char* functor
-        int exact
-        int host_ulps
-        int cuda_ulps
-        const char* ufunc
-        const char* traits
-        const char* warning
-
     const gpuvec_op_info* gpuvec_elementwise_ops(int* count)
     const gpuvec_op_info* gpuvec_reduce_ops(int* count)
-
     gpuvec_status gpuvec_elementwise(gpuvec_op op, const gpuvec_array* out,
                                      const gpuvec_array* inputs, int n_inputs,
                                      const double* params, gpuvec_dtype compute,
@@ -136,8 +59,6 @@ cdef extern from "gpuvec/gpuvec.h" nogil:
                                 gpuvec_dtype compute, double ddof, const gpuvec_launch* launch)
     gpuvec_status gpuvec_copy(const gpuvec_array* out, const gpuvec_array* src,
                               const gpuvec_launch* launch)
-
-    # Boolean masks: x[mask] and x[mask] = values.
     gpuvec_status gpuvec_count_true(const gpuvec_array* mask, int64_t* count,
                                     const gpuvec_launch* launch)
     gpuvec_status gpuvec_compress(const gpuvec_array* out, const gpuvec_array* x,
@@ -147,57 +68,6 @@ cdef extern from "gpuvec/gpuvec.h" nogil:
 
 
 cdef extern from "gpuvec/kernels.h" nogil:
-    ctypedef struct gpuvec_module_s:
-        pass
-    ctypedef struct gpuvec_kernel_s:
-        pass
-    ctypedef gpuvec_module_s* gpuvec_module
-    ctypedef gpuvec_kernel_s* gpuvec_kernel
-
-    ctypedef struct gpuvec_dim3:
-        uint32_t x
-        uint32_t y
-        uint32_t z
-
-    enum:
-        GPUVEC_KERNEL_COOPERATIVE
-        GPUVEC_KERNEL_CHECKED
-
-    ctypedef enum gpuvec_kernel_arg_kind:
-        GPUVEC_KERNEL_ARG_POINTER
-        GPUVEC_KERNEL_ARG_VALUE
-
-    ctypedef union gpuvec_kernel_value:
-        int64_t i
-        uint64_t u
-        double d
-        unsigned char bytes[16]
-
-    ctypedef struct gpuvec_kernel_arg:
-        gpuvec_kernel_arg_kind kind
-        const char* name
-        void* data
-        gpuvec_memory memory
-        int64_t count
-        int64_t itemsize
-        int writes
-        gpuvec_kernel_value value
-        int64_t size
-
-    ctypedef struct gpuvec_kernel_config:
-        gpuvec_dim3 grid
-        gpuvec_dim3 block
-        size_t shared_mem
-
-    ctypedef struct gpuvec_kernel_attributes:
-        int max_threads_per_block
-        int num_regs
-        int64_t shared_size_bytes
-        int64_t local_size_bytes
-        int64_t const_size_bytes
-        int ptx_version
-        int binary_version
-
     gpuvec_status gpuvec_module_load(gpuvec_backend backend, const void* image, size_t size,
                                      const char* path, gpuvec_module* module)
     gpuvec_status gpuvec_module_unload(gpuvec_module module)
@@ -208,43 +78,12 @@ cdef extern from "gpuvec/kernels.h" nogil:
     gpuvec_status gpuvec_kernel_launch(gpuvec_kernel kernel, const gpuvec_kernel_arg* args,
                                        int n_args, const gpuvec_kernel_config* config,
                                        const gpuvec_launch* launch)
-
-    enum:
-        GPUVEC_MAP_KERNELS
-
-    ctypedef struct gpuvec_map_kernel:
-        gpuvec_kernel kernels[GPUVEC_MAP_KERNELS]
-        int n_inputs
-        gpuvec_dtype out_dtype
-        gpuvec_dtype in_dtypes[GPUVEC_MAX_MAP_INPUTS]
-
     gpuvec_status gpuvec_map(const gpuvec_map_kernel* kernel, const gpuvec_array* out,
                              const gpuvec_array* inputs, int n_inputs,
                              const gpuvec_launch* launch)
-
-    enum:
-        GPUVEC_REDUCE_KERNELS
-
-    ctypedef struct gpuvec_map_reduce_kernel:
-        gpuvec_kernel kernels[GPUVEC_REDUCE_KERNELS]
-        int n_inputs
-        gpuvec_dtype out_dtype
-        gpuvec_dtype in_dtypes[GPUVEC_MAX_MAP_INPUTS]
-        int64_t state_size
-        int has_identity
-
     gpuvec_status gpuvec_map_reduce(const gpuvec_map_reduce_kernel* kernel,
                                     const gpuvec_array* out, const gpuvec_array* inputs,
                                     int n_inputs, int reduced_ndim, const gpuvec_launch* launch)
-
-    ctypedef struct gpuvec_nvrtc_output:
-        char* image
-        size_t image_size
-        int is_cubin
-        char* log
-        char** lowered_names
-        int n_names
-
     gpuvec_status gpuvec_nvrtc_version(const char* path, int* major, int* minor)
     gpuvec_status gpuvec_nvrtc_compile(const char* path, const char* source,
                                        const char* program_name, int arch,
@@ -254,11 +93,12 @@ cdef extern from "gpuvec/kernels.h" nogil:
     void gpuvec_nvrtc_output_free(gpuvec_nvrtc_output* output)
 
 
-# gpuvec/api.h: the C API for other extensions. gpuvec._core exports no C symbol,
-# so another extension cannot link the functions above: it calls them through
-# this table, which gpuvec._core publishes as the capsule gpuvec._core._C_API
-# (gpuvec/_capi.pxi). In its module: `import_gpuvec()` once, then for example
-# `gpuvec_api_table.elementwise(...)`. The table only grows (api.h's version rule).
+# gpuvec/api.h: the C API for other extensions. gpuvec._core's modules export no
+# C symbol, so another extension cannot link the functions above: it calls them
+# through this table, which gpuvec._core publishes as the capsule
+# gpuvec._core._C_API (filled by gpuvec/_core/_abi.pyx). In its module:
+# `import_gpuvec()` once, then for example `gpuvec_api_table.elementwise(...)`.
+# The table only grows (api.h's version rule).
 cdef extern from "gpuvec/api.h" nogil:
     enum:
         GPUVEC_API_VERSION

@@ -41,23 +41,42 @@ gets the result converted into it.
 from __future__ import annotations
 
 import contextlib
-import contextvars
 import numbers
 
 import numpy as np
 
-SUPPORTED_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
-# What a DeviceArray holds: the compute dtypes, and bool (comparisons, masks).
-ARRAY_DTYPES = (*SUPPORTED_DTYPES, np.dtype(np.bool_))
-
-# The precision: set_precision changes the default, for every thread;
-# ``with precision(...)`` overrides it in the current thread (or asyncio
-# task) only, which is what a context variable holds. _UNSET: no override.
-_UNSET = object()
-_default_precision: dict[str, np.dtype | None] = {"dtype": None}
-_scoped_precision: contextvars.ContextVar = contextvars.ContextVar(
-    "gpuvec_precision", default=_UNSET
+# The policy's parts that every call runs are compiled, in gpuvec._core
+# (its _operands module), with the precision's state: they are re-exported
+# here, where the policy is documented.
+from gpuvec._core import (
+    ARRAY_DTYPES,
+    SUPPORTED_DTYPES,
+    as_real_array,
+    check_dtype,
+    native_byte_order,
+    native_dtype,
+    pop_precision,
+    precision_dtype,
+    push_precision,
+    result_dtype,
+    set_default_precision,
 )
+
+__all__ = [
+    "ARRAY_DTYPES",
+    "SUPPORTED_DTYPES",
+    "as_real_array",
+    "check_array_dtype",
+    "check_dtype",
+    "get_precision",
+    "is_integer_dtype",
+    "native_byte_order",
+    "precision",
+    "result_dtype",
+    "scalar_arg",
+    "set_precision",
+    "strong_scalars",
+]
 
 
 def _precision_arg(value) -> np.dtype | None:
@@ -83,8 +102,7 @@ def get_precision() -> str | None:
     ...     gpuvec.get_precision()
     'float32'
     """
-    scoped = _scoped_precision.get()
-    dt = _default_precision["dtype"] if scoped is _UNSET else scoped
+    dt = precision_dtype()
     return None if dt is None else dt.name
 
 
@@ -117,9 +135,7 @@ def set_precision(precision) -> str | None:
     >>> gpuvec.add(np.ones(2), np.ones(2)).dtype
     dtype('float64')
     """
-    dt = _precision_arg(precision)
-    previous = _default_precision["dtype"]
-    _default_precision["dtype"] = dt
+    previous = set_default_precision(_precision_arg(precision))
     return None if previous is None else previous.name
 
 
@@ -141,95 +157,11 @@ def precision(precision):
     >>> y.dtype, z.dtype, gpuvec.multiply(x, x).dtype
     (dtype('float32'), dtype('float64'), dtype('float64'))
     """
-    token = _scoped_precision.set(_precision_arg(precision))
+    token = push_precision(_precision_arg(precision))
     try:
         yield
     finally:
-        _scoped_precision.reset(token)
-
-
-def as_real_array(value, name: str) -> np.ndarray:
-    """``value`` as a NumPy array of real numbers.
-
-    Raises
-    ------
-    TypeError
-        A masked array (its mask would be dropped), or data that is not real
-        numbers; the message names ``name``.
-    ValueError
-        A ragged nested sequence, as NumPy raises.
-    """
-    if isinstance(value, np.ma.MaskedArray):
-        raise TypeError(
-            f"{name} is a masked array: gpuvec does not support masks and would drop it; "
-            f"pass {name}.filled(fill_value) to compute on every element, or "
-            f"{name}.compressed() for the unmasked ones only"
-        )
-    try:
-        array = np.asarray(value)
-    except ValueError as exc:  # a ragged list: NumPy's ValueError, naming the argument
-        raise ValueError(f"{name} cannot be turned into an array: {exc}") from None
-    except TypeError as exc:
-        raise TypeError(f"{name} cannot be turned into a numeric array: {exc}") from None
-    if array.dtype.kind not in "biuf":
-        raise TypeError(
-            f"{name} has dtype {array.dtype}, which gpuvec does not support: "
-            "gpuvec computes on real numbers (bool, int, float32 or float64)"
-        )
-    return array
-
-
-def native_byte_order(array: np.ndarray) -> np.ndarray:
-    """``array`` itself, or a copy in the machine's byte order where its dtype
-    is byte-swapped (big-endian data on a little-endian machine, say).
-
-    gpuvec's kernels read numbers in the machine's byte order, so every
-    NumPy array gpuvec reads passes here first: a byte-swapped one is read
-    through a converted copy, with the same values, as NumPy's own ufuncs
-    read it. Bools and other 1-byte dtypes have no byte order and are never
-    copied.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> x = np.arange(3, dtype=">f8")
-    >>> y = native_byte_order(x)
-    >>> y.dtype == np.float64, np.array_equal(x, y)
-    (True, True)
-    >>> native_byte_order(y) is y
-    True
-    """
-    if array.dtype.isnative:
-        return array
-    return array.astype(array.dtype.newbyteorder("="))
-
-
-def _native_dtype(dt: np.dtype) -> np.dtype:
-    """``dt`` in the machine's byte order: a ``dtype=`` of ``">f8"`` names the
-    same numbers as ``float64``, which is what gpuvec holds and returns."""
-    return dt if dt.isnative else dt.newbyteorder("=")
-
-
-def check_dtype(dtype) -> np.dtype | None:
-    """The ``dtype=`` argument as a NumPy dtype (float32 or float64), or None.
-
-    Either byte order is taken (``">f4"`` is float32): results are always in
-    the machine's.
-
-    Examples
-    --------
-    >>> check_dtype(">f4")
-    dtype('float32')
-    """
-    if dtype is None:
-        return None
-    try:
-        dt = _native_dtype(np.dtype(dtype))
-    except TypeError:
-        raise TypeError(f"dtype must be float32 or float64, got {dtype!r}") from None
-    if dt not in SUPPORTED_DTYPES:
-        raise TypeError(f"dtype must be float32 or float64, got {dt}")
-    return dt
+        pop_precision(token)
 
 
 def is_integer_dtype(dtype) -> bool:
@@ -265,56 +197,12 @@ def check_array_dtype(dtype) -> np.dtype:
     TypeError: dtype must be float32, float64 or bool, got int32
     """
     try:
-        dt = _native_dtype(np.dtype(dtype))
+        dt = native_dtype(np.dtype(dtype))
     except TypeError:
         raise TypeError(f"dtype must be float32, float64 or bool, got {dtype!r}") from None
     if dt not in ARRAY_DTYPES:
         raise TypeError(f"dtype must be float32, float64 or bool, got {dt}")
     return dt
-
-
-def result_dtype(*inputs, dtype=None) -> np.dtype:
-    """The dtype an op computes and returns in.
-
-    Parameters
-    ----------
-    *inputs : array_like, scalar or numpy.dtype
-        The op's inputs (or their dtypes). Python scalars are "weak", as in
-        NumPy 2: they do not turn a float32 computation into a float64 one.
-    dtype : dtype, optional
-        An explicit float32 or float64 result dtype; it wins over the
-        precision set with :func:`set_precision` or :func:`precision`.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> result_dtype(np.ones(3, np.float32), 2.0)
-    dtype('float32')
-    >>> result_dtype(np.arange(3))
-    dtype('float64')
-    >>> result_dtype(np.ones(3), dtype=np.float32)
-    dtype('float32')
-    """
-    explicit = check_dtype(dtype)
-    if explicit is not None:
-        return explicit
-    kinds = []
-    for value in inputs:
-        if isinstance(value, (bool, numbers.Integral, float)) and not isinstance(
-            value, np.generic
-        ):
-            kinds.append(value)  # a weak Python scalar
-        else:
-            kinds.append(value if isinstance(value, np.dtype) else np.asarray(value).dtype)
-    common = np.result_type(*kinds)
-    if common.kind not in "biuf":
-        raise TypeError(f"gpuvec computes on real numbers; the inputs have dtype {common}")
-    chosen = get_precision()
-    if chosen is not None:
-        return np.dtype(chosen)
-    if common.kind in "biu":
-        return np.dtype(np.float64)
-    return np.dtype(np.float32) if common.itemsize <= 4 else np.dtype(np.float64)
 
 
 def scalar_arg(value, name: str) -> float:

@@ -29,9 +29,8 @@ from gpuvec import _backend, _core
 
 __all__ = ["Event", "Stream", "current_stream"]
 
-_current_stream: contextvars.ContextVar[Stream | None] = contextvars.ContextVar(
-    "gpuvec_current_stream", default=None
-)
+# The current stream: kept in the core, where every call reads it.
+_current_stream = _core.CURRENT_STREAM
 
 
 class Stream:
@@ -184,4 +183,4 @@ class Event:
         return (end._host_time - self._host_time) * 1e3
 
 
-_core.register_stream_context(_current_stream, Stream)
+_core.register_stream_class(Stream)

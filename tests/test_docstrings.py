@@ -8,6 +8,7 @@ import pytest
 MODULES = [
     "gpuvec",
     "gpuvec._backend",
+    "gpuvec._core._operands",  # the dtype policy, which gpuvec._dtypes re-exports
     "gpuvec._dtypes",
     "gpuvec._errors",
     "gpuvec._numpy_protocols",

@@ -35,7 +35,7 @@ _HOST_OPTIONS = ("-DGPUVEC_EMULATION=1",)
 # returns). Not found from this file: run in a source checkout, Python imports
 # this module from the checkout, whose gpuvec/ holds no headers, and the
 # compiled core (and its headers) from the installed package.
-_INCLUDE_DIR = Path(_core.__file__).resolve().parent / "include"
+_INCLUDE_DIR = Path(_core.include_dir())
 
 _cache_instance: _cache.KernelCache | None = None
 

@@ -137,9 +137,9 @@
     "-1, 0 or 1 by the sign of x (NaN stays NaN)")                                            \
   X(29, TRUNC, trunc, "trunc", 1, 0, SAME, Trunc, EXACT, 0, 0,                                \
     "x rounded toward zero: its fractional part dropped")                                     \
-  /* cbrt on the host: the compiler may call glibc's vectorised cbrt (libmvec), */            \
-  /* which is within 4 ulp where the scalar one is within 1 */                                \
-  X(50, CBRT, cbrt, "cbrt", 1, 0, SAME, Cbrt, NEAR, 4, 2,                                     \
+  /* cbrt: the host compiler may call glibc's vectorised cbrt (libmvec, within 4 ulp), */     \
+  /* and CUDA's float64 cbrt was seen 3 ulp from NumPy's on an H100 */                        \
+  X(50, CBRT, cbrt, "cbrt", 1, 0, SAME, Cbrt, NEAR, 4, 4,                                     \
     "The cube root, negative for negative x")                                                 \
   /* truth values: a bool result; the inputs compare in the compute dtype */                  \
   X(30, EQUAL, equal, "equal", 2, 0, BOOL, Equal, EXACT, 0, 0,                                \

@@ -1,8 +1,15 @@
-# DLPack: the zero-copy exchange format that CuPy, PyTorch, JAX and NumPy share.
-#
-# A producer hands out a PyCapsule named "dltensor" holding a DLManagedTensor;
-# the consumer renames it "used_dltensor" and calls its deleter when done.
-# Strides in DLPack count elements.
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
+"""gpuvec._core._dlpack: DLPack capsules in and out.
+
+DLPack is the zero-copy exchange format that CuPy, PyTorch, JAX and NumPy
+share. Serves gpuvec.device_array (__dlpack__) and gpuvec.creation
+(from_dlpack, asarray); _operands reads its device codes to tell another
+library's GPU array.
+
+A producer hands out a PyCapsule named "dltensor" holding a DLManagedTensor;
+the consumer renames it "used_dltensor" and calls its deleter when done.
+Strides in DLPack count elements.
+"""
 
 from cpython.pycapsule cimport (
     PyCapsule_GetPointer,
@@ -13,6 +20,18 @@ from cpython.pycapsule cimport (
 from cpython.ref cimport Py_DECREF, Py_INCREF
 from libc.stdint cimport int32_t, int64_t, uint8_t, uint16_t, uint64_t, uintptr_t
 from libc.stdlib cimport free, malloc
+
+from gpuvec._core._abi cimport GPUVEC_MAX_NDIM
+
+__all__ = [
+    "DLPACK_BOOL",
+    "DLPACK_CPU",
+    "DLPACK_CUDA",
+    "DLPACK_FLOAT",
+    "DLPackImport",
+    "from_dlpack_capsule",
+    "to_dlpack",
+]
 
 cdef extern from *:
     """
@@ -54,10 +73,10 @@ cdef extern from *:
         void* manager_ctx
         void (*deleter)(DLManagedTensor*) noexcept
 
-DLPACK_CPU = 1
-DLPACK_CUDA = 2
-DLPACK_FLOAT = 2
-DLPACK_BOOL = 6
+DLPACK_CPU = kDLCPU
+DLPACK_CUDA = kDLCUDA
+DLPACK_FLOAT = kDLFloat
+DLPACK_BOOL = kDLBool
 
 
 cdef struct _Export:
@@ -94,7 +113,7 @@ def to_dlpack(owner, uintptr_t address, tuple shape, tuple strides, int itemsize
     export.managed.dl_tensor.device.device_type = device_type
     export.managed.dl_tensor.device.device_id = device_id
     export.managed.dl_tensor.ndim = len(shape)
-    export.managed.dl_tensor.dtype.code = DLPACK_BOOL if is_bool else DLPACK_FLOAT
+    export.managed.dl_tensor.dtype.code = kDLBool if is_bool else kDLFloat
     export.managed.dl_tensor.dtype.bits = 8 * itemsize
     export.managed.dl_tensor.dtype.lanes = 1
     for d in range(len(shape)):

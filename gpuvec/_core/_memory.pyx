@@ -1,25 +1,52 @@
-# Device memory owned by Python objects.
-#
-# Memory comes from CUDA's stream-ordered pool (cudaMallocAsync), which
-# gpuvec keeps as a cache: freed blocks are reused without a cudaMalloc.
-# A buffer is allocated on a stream and freed on the same stream, after all
-# work queued there so far. When another stream uses the buffer, the buffer
-# remembers it (note_use), and its free waits for that stream's work (see
-# _wait_for_uses), so memory is never reused while a kernel on another
-# stream may still read it.
-#
-# With several GPUs, a buffer lives on the device it was allocated on, which
-# need not be the current one: it is allocated, and later freed, with its own
-# device current (stream 0 means that device's default stream).
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
+"""gpuvec._core._memory: device memory owned by Python objects.
+
+Serves the modules that allocate or move data (_results, _copy, _reduce,
+_select) and gpuvec.memory and gpuvec.device_array: DeviceBuffer,
+PinnedHostMemory and ResultSlot, raw copies between host and device, the
+device switch around a call on another device's memory, and the counters
+of bytes moved (which tests and benchmarks read).
+
+Memory comes from CUDA's stream-ordered pool (cudaMallocAsync), which
+gpuvec keeps as a cache: freed blocks are reused without a cudaMalloc.
+A buffer is allocated on a stream and freed on the same stream, after all
+work queued there so far. When another stream uses the buffer, the buffer
+remembers it (note_use), and its free waits for that stream's work (see
+_wait_for_uses), so memory is never reused while a kernel on another
+stream may still read it.
+
+With several GPUs, a buffer lives on the device it was allocated on, which
+need not be the current one: it is allocated, and later freed, with its own
+device current (stream 0 means that device's default stream).
+"""
 
 cimport cython
 from cpython.buffer cimport PyBUF_FORMAT
 from libc.stdint cimport uintptr_t
 
+from gpuvec._core._abi cimport *
+
+import numpy as np
+
+__all__ = [
+    "DeviceBuffer",
+    "PinnedHostMemory",
+    "ResultSlot",
+    "call_before_allocation",
+    "copy_to_device",
+    "copy_to_host",
+    "pool_release_cached",
+    "pool_usage",
+    "read_scalar",
+    "set_memory_limit",
+    "transfer_counts",
+]
+
 # Bytes moved between host and device, for tests and benchmarks that check
 # that chained device ops move nothing.
 cdef size_t _bytes_to_device = 0
 cdef size_t _bytes_to_host = 0
+
 
 # What to call before the next allocation, or None: gpuvec.memory's reading of
 # GPUVEC_MEMORY_LIMIT, which is read then rather than at import, since a
@@ -39,7 +66,13 @@ def call_before_allocation(function):
     _before_allocation = function
 
 
-cdef gpuvec_status _switch_to(int device, int* current) noexcept nogil:
+cdef void count_transfer(size_t to_device, size_t to_host) noexcept:
+    global _bytes_to_device, _bytes_to_host
+    _bytes_to_device += to_device
+    _bytes_to_host += to_host
+
+
+cdef gpuvec_status switch_to(int device, int* current) noexcept nogil:
     """Makes `device` current (-1: leaves the current one), and says in
     `current` which device to restore afterwards (-1: none)."""
     cdef int now = 0
@@ -47,18 +80,18 @@ cdef gpuvec_status _switch_to(int device, int* current) noexcept nogil:
     current[0] = -1
     if device < 0:
         return GPUVEC_SUCCESS
-    status = gpuvec_cuda_get_device(&now)
+    status = abi.cuda_get_device(&now)
     if status != GPUVEC_SUCCESS or now == device:
         return status
     current[0] = now
-    return gpuvec_cuda_set_device(device)
+    return abi.cuda_set_device(device)
 
 
-cdef void _switch_back(int previous) noexcept nogil:
+cdef void switch_back(int previous) noexcept nogil:
     """Makes `previous` (from _switch_to) current again, if it was another
     device; a failure here cannot be reported, and leaves the current one."""
     if previous >= 0:
-        gpuvec_cuda_set_device(previous)
+        abi.cuda_set_device(previous)
 
 
 @cython.no_gc_clear  # __dealloc__ needs stream_owner: keep it until then
@@ -78,15 +111,6 @@ cdef class DeviceBuffer:
         The device to allocate on (by default the current one).
     """
 
-    cdef void* ptr
-    cdef readonly size_t nbytes
-    cdef readonly uintptr_t stream
-    cdef readonly int device  # -1 for an empty buffer
-    cdef object stream_owner
-    # The other streams that used the memory (handle -> what keeps the stream
-    # alive), or None: the free waits for the work queued on them.
-    cdef dict used_on
-
     def __cinit__(self, size_t nbytes, uintptr_t stream=0, stream_owner=None, int device=-1):
         cdef gpuvec_status status = GPUVEC_SUCCESS
         cdef int previous = -1
@@ -99,15 +123,15 @@ cdef class DeviceBuffer:
             _before_allocation()
         if nbytes:
             with nogil:
-                status = _switch_to(device, &previous)
+                status = switch_to(device, &previous)
                 if status == GPUVEC_SUCCESS:
                     if device >= 0:
                         self.device = device
                     else:
-                        status = gpuvec_cuda_get_device(&self.device)
+                        status = abi.cuda_get_device(&self.device)
                 if status == GPUVEC_SUCCESS:
-                    status = gpuvec_cuda_alloc(nbytes, <gpuvec_stream>stream, &self.ptr)
-                _switch_back(previous)  # the allocation's status is the one reported
+                    status = abi.cuda_alloc(nbytes, <gpuvec_stream>stream, &self.ptr)
+                switch_back(previous)  # the allocation's status is the one reported
             check(status)
 
     cdef void note_use(self, uintptr_t stream, object stream_owner):
@@ -134,11 +158,11 @@ cdef class DeviceBuffer:
         # process, which is all a failed free can do.
         cdef int previous = -1
         if self.ptr != NULL:
-            _switch_to(self.device, &previous)
+            switch_to(self.device, &previous)
             if self.used_on:
                 _wait_for_uses(self)
-            gpuvec_cuda_free(self.ptr, self.nbytes, <gpuvec_stream>self.stream)
-            _switch_back(previous)
+            abi.cuda_free(self.ptr, self.nbytes, <gpuvec_stream>self.stream)
+            switch_back(previous)
 
     @property
     def address(self):
@@ -162,50 +186,62 @@ cdef void _wait_for_uses(DeviceBuffer buffer) noexcept:
     on the host instead."""
     cdef gpuvec_event event = <gpuvec_event><uintptr_t>_ordering_events.get(buffer.device, 0)
     cdef uintptr_t handle
-    if event == NULL and gpuvec_cuda_event_create(&event) == GPUVEC_SUCCESS:
+    if event == NULL and abi.cuda_event_create(&event) == GPUVEC_SUCCESS:
         _ordering_events[buffer.device] = <uintptr_t>event
     for handle in buffer.used_on:
         if (event == NULL
-                or gpuvec_cuda_event_record(event, <gpuvec_stream>handle) != GPUVEC_SUCCESS
-                or gpuvec_cuda_stream_wait_event(<gpuvec_stream>buffer.stream, event)
+                or abi.cuda_event_record(event, <gpuvec_stream>handle) != GPUVEC_SUCCESS
+                or abi.cuda_stream_wait_event(<gpuvec_stream>buffer.stream, event)
                 != GPUVEC_SUCCESS):
-            gpuvec_cuda_stream_synchronize(<gpuvec_stream>handle)
+            abi.cuda_stream_synchronize(<gpuvec_stream>handle)
+
+
+cdef int upload(uintptr_t dst, const void* src, size_t n, uintptr_t stream) except -1:
+    """Copies n host bytes to a device address (ordered on the stream, then waited for)."""
+    global _bytes_to_device
+    cdef gpuvec_status status
+    if n == 0:
+        return 0
+    with nogil:
+        status = abi.cuda_copy_to_device(<void*>dst, src, n, <gpuvec_stream>stream)
+        if status == GPUVEC_SUCCESS:
+            status = abi.cuda_stream_synchronize(<gpuvec_stream>stream)
+    check(status)
+    _bytes_to_device += n
+    return 0
+
+
+cdef int download(void* dst, uintptr_t src, size_t n, uintptr_t stream) except -1:
+    """Copies n device bytes to host memory, and waits for them."""
+    global _bytes_to_host
+    cdef gpuvec_status status
+    if n == 0:
+        return 0
+    with nogil:
+        status = abi.cuda_copy_to_host(dst, <const void*>src, n, <gpuvec_stream>stream)
+        if status == GPUVEC_SUCCESS:
+            status = abi.cuda_stream_synchronize(<gpuvec_stream>stream)
+    check(status)
+    _bytes_to_host += n
+    return 0
 
 
 def copy_to_device(uintptr_t dst, const unsigned char[::1] src, uintptr_t stream):
     """Copies host bytes to a device address (ordered on the stream, then waited for)."""
-    global _bytes_to_device
-    cdef size_t n = src.shape[0]
-    cdef gpuvec_status status
-    if n == 0:
-        return
-    with nogil:
-        status = gpuvec_cuda_copy_to_device(<void*>dst, &src[0], n, <gpuvec_stream>stream)
-        if status == GPUVEC_SUCCESS:
-            status = gpuvec_cuda_stream_synchronize(<gpuvec_stream>stream)
-    check(status)
-    _bytes_to_device += n
+    if src.shape[0]:
+        upload(dst, &src[0], src.shape[0], stream)
 
 
 def copy_to_host(unsigned char[::1] dst, uintptr_t src, uintptr_t stream):
     """Copies device bytes into a writable host buffer, and waits for them."""
-    global _bytes_to_host
-    cdef size_t n = dst.shape[0]
-    cdef gpuvec_status status
-    if n == 0:
-        return
-    with nogil:
-        status = gpuvec_cuda_copy_to_host(&dst[0], <const void*>src, n, <gpuvec_stream>stream)
-        if status == GPUVEC_SUCCESS:
-            status = gpuvec_cuda_stream_synchronize(<gpuvec_stream>stream)
-    check(status)
-    _bytes_to_host += n
+    if dst.shape[0]:
+        download(&dst[0], src, dst.shape[0], stream)
 
 
 def pool_usage():
     """(bytes in use, bytes held) by the current device's caching pool."""
     cdef size_t used = 0, reserved = 0
-    check(gpuvec_cuda_pool_usage(&used, &reserved))
+    check(abi.cuda_pool_usage(&used, &reserved))
     return used, reserved
 
 
@@ -215,16 +251,13 @@ cdef class PinnedHostMemory:
     protocol, and it goes back to gpuvec's pool, for the next result of its
     size, when the last of them is collected."""
 
-    cdef void* ptr
-    cdef Py_ssize_t length[1]
-
     @staticmethod
     cdef PinnedHostMemory take(size_t nbytes):
         """Pinned memory of `nbytes`, or None where pageable memory should
         serve (a small size, one downloaded fewer than twice before, or the
         pool is full)."""
         cdef void* ptr = NULL
-        check(gpuvec_cuda_pinned_result_alloc(nbytes, &ptr))
+        check(abi.cuda_pinned_result_alloc(nbytes, &ptr))
         if ptr == NULL:
             return None
         cdef PinnedHostMemory memory = PinnedHostMemory.__new__(PinnedHostMemory)
@@ -252,19 +285,19 @@ cdef class PinnedHostMemory:
 
     def __dealloc__(self):
         if self.ptr != NULL:
-            gpuvec_cuda_pinned_result_free(self.ptr)  # cannot fail: a lookup and a list
+            abi.cuda_pinned_result_free(self.ptr)  # cannot fail: a lookup and a list
 
 
 def set_memory_limit(size_t nbytes):
     """Caps the bytes gpuvec hands out on each device (0: no cap)."""
-    check(gpuvec_cuda_set_memory_limit(nbytes))
+    check(abi.cuda_set_memory_limit(nbytes))
 
 
 def pool_release_cached():
     """Gives the pool's cached (unused) blocks back to the driver."""
     cdef gpuvec_status status
     with nogil:
-        status = gpuvec_cuda_pool_release_cached()
+        status = abi.cuda_pool_release_cached()
     check(status)
 
 
@@ -273,35 +306,30 @@ cdef class ResultSlot:
     memory, so that reading it after a synchronize needs no copy. It belongs
     to the device current when it is made, whose streams write it."""
 
-    cdef void* ptr
-    cdef readonly uintptr_t stream
-    cdef readonly int device
-    cdef object stream_owner
-
     def __cinit__(self, uintptr_t stream=0, stream_owner=None):
         self.ptr = NULL
         self.stream = stream
         self.stream_owner = stream_owner
         self.device = 0
-        check(gpuvec_cuda_get_device(&self.device))
-        check(gpuvec_cuda_result_slot_alloc(&self.ptr))
+        check(abi.cuda_get_device(&self.device))
+        check(abi.cuda_result_slot_alloc(&self.ptr))
 
     def __dealloc__(self):
         cdef int previous = -1
         if self.ptr != NULL:
-            _switch_to(self.device, &previous)
-            gpuvec_cuda_result_slot_free(self.ptr, <gpuvec_stream>self.stream)
-            _switch_back(previous)
+            switch_to(self.device, &previous)
+            abi.cuda_result_slot_free(self.ptr, <gpuvec_stream>self.stream)
+            switch_back(previous)
 
     def read(self, int itemsize, uintptr_t stream):
         """The value, once the work queued on `stream` (of the slot's device) is done."""
         cdef gpuvec_status status
         cdef int previous = -1
         with nogil:
-            status = _switch_to(self.device, &previous)
+            status = switch_to(self.device, &previous)
             if status == GPUVEC_SUCCESS:
-                status = gpuvec_cuda_stream_synchronize(<gpuvec_stream>stream)
-            _switch_back(previous)
+                status = abi.cuda_stream_synchronize(<gpuvec_stream>stream)
+            switch_back(previous)
         check(status)
         if itemsize == 1:  # a truth value (any, all)
             return np.bool_((<unsigned char*>self.ptr)[0] != 0)
@@ -320,16 +348,16 @@ def read_scalar(uintptr_t address, int itemsize, uintptr_t stream, int device=-1
     cdef gpuvec_status status
     cdef int previous = -1
     with nogil:
-        status = _switch_to(device, &previous)
+        status = switch_to(device, &previous)
         if status != GPUVEC_SUCCESS:
             pass
         elif itemsize == 1:
-            status = gpuvec_cuda_read_scalar(<const void*>address, 1, <gpuvec_stream>stream, &b)
+            status = abi.cuda_read_scalar(<const void*>address, 1, <gpuvec_stream>stream, &b)
         elif itemsize == 4:
-            status = gpuvec_cuda_read_scalar(<const void*>address, 4, <gpuvec_stream>stream, &f)
+            status = abi.cuda_read_scalar(<const void*>address, 4, <gpuvec_stream>stream, &f)
         else:
-            status = gpuvec_cuda_read_scalar(<const void*>address, 8, <gpuvec_stream>stream, &d)
-        _switch_back(previous)
+            status = abi.cuda_read_scalar(<const void*>address, 8, <gpuvec_stream>stream, &d)
+        switch_back(previous)
     check(status)
     if itemsize == 1:
         return b != 0

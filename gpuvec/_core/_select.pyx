@@ -1,51 +1,74 @@
-# Boolean masks: NumPy's x[mask] and x[mask] = values.
-#
-#   count_true(mask)          the number of true elements of a mask
-#   compress(x, mask)         x[mask]: a new 1-D array of the selected elements
-#   expand(x, mask, values)   x[mask] = values, in place
-#
-# x is a DeviceArray or a NumPy array; mask is a bool array of x's shape: a
-# NumPy array, or a bool DeviceArray; values is a number or an array. Each
-# function describes its arrays and makes one ABI call without the GIL; the
-# C++ boundary (csrc/common/abi_select.cpp) checks the shapes and the count
-# again, and copies an array whose layout the backends do not take.
-#
-# Where the data is decides where the work runs: device data on the cuda
-# backend (a NumPy mask is uploaded once, host values are copied over), host
-# data (NumPy arrays, host-backend DeviceArrays) on the host. A device mask
-# for host data, or device values for it, is refused rather than copied
-# back in silence. NumPy's errors for a mask or values of the wrong shape are
-# DeviceArray's (device_array.py), which calls these.
-#
-# Uses: _describe_result, _new_device_array, _resolve_stream, _stream_handle,
-# _make_current, _restore_device, _copy, _upload_bools, _mark_used (_calls.pxi);
-# _BOOL, _whole_elements, _is_python_number (_operands.pxi); check (_check.pxi);
-# _dtypes.native_byte_order (host data in the other byte order is read, and a
-# NumPy x written, through a native copy).
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
+"""gpuvec._core._select: boolean masks, NumPy's x[mask] and x[mask] = values.
+
+Serves gpuvec.device_array (DeviceArray.__getitem__ and __setitem__ with a
+mask) and gpuvec.manipulation:
+
+  count_true(mask)          the number of true elements of a mask
+  compress(x, mask)         x[mask]: a new 1-D array of the selected elements
+  expand(x, mask, values)   x[mask] = values, in place
+
+x is a DeviceArray or a NumPy array; mask is a bool array of x's shape: a
+NumPy array, or a bool DeviceArray; values is a number or an array. Each
+function describes its arrays and makes one ABI call without the GIL; the
+C++ boundary (csrc/common/abi_select.cpp) checks the shapes and the count
+again, and copies an array whose layout the backends do not take.
+
+Where the data is decides where the work runs (_launch.backend_for): device
+data on the cuda backend (a NumPy mask is uploaded once, host values are
+copied over), host data (NumPy arrays, host-backend DeviceArrays) on the
+host. A device mask for host data, or device values for it, is refused
+rather than copied back in silence. Host data in the other byte order is
+read, and a NumPy x written, through a native copy (native_byte_order).
+NumPy's errors for a mask or values of the wrong shape are DeviceArray's
+(device_array.py), which calls these.
+
+These make no result of an op's shape, so they use the pieces of the call
+scaffold (_results: new_device_array, mark_used) rather than run_call.
+"""
+
+cimport numpy as cnp
+from libc.stdint cimport int64_t
+from libc.string cimport memset
+
+from gpuvec._core._abi cimport *
+from gpuvec._core._copy cimport copy, upload_bools
+from gpuvec._core._launch cimport IN_HOST_MEMORY, NUMPY_DATA, ON_DEVICE, Placement
+from gpuvec._core._launch cimport fill_launch, make_current, restore_device
+from gpuvec._core._operands cimport *
+from gpuvec._core._results cimport mark_used, new_device_array
+from gpuvec._core._streams cimport resolve_stream
+
+import numpy as np
+
+cnp.import_array()
+
+__all__ = ["compress", "count_true", "expand"]
+
 
 cdef gpuvec_dtype _select_code(object dtype) except *:
     """The ABI dtype of an array that a selection reads or writes."""
-    if dtype == _FLOAT32:
+    if dtype == FLOAT32:
         return GPUVEC_FLOAT32
-    if dtype == _FLOAT64:
+    if dtype == FLOAT64:
         return GPUVEC_FLOAT64
-    if dtype == _BOOL:
+    if dtype == BOOL:
         return GPUVEC_BOOL
     raise TypeError(f"boolean indexing takes float32, float64 or bool arrays, got {dtype}")
 
 
 cdef bint _on_device(object array) noexcept:
     """A DeviceArray whose data is device memory (not a host-backend one)."""
-    return isinstance(array, _DeviceArray) and (<ArrayFields>array)._host is None
+    return isinstance(array, ArrayFields) and (<ArrayFields>array)._host is None
 
 
 cdef object _host_array(object array):
     """A host array to read (a host-backend DeviceArray's own NumPy array, or
     what NumPy makes of array) whose strides the ABI can describe: whole
     elements, aligned, in native byte order; else a copy that is."""
-    array = (<ArrayFields>array)._host if isinstance(array, _DeviceArray) else np.asarray(array)
-    array = _dtypes.native_byte_order(array)
-    if not _whole_elements(<cnp.ndarray>array):
+    array = (<ArrayFields>array)._host if isinstance(array, ArrayFields) else np.asarray(array)
+    array = native_byte_order(array)
+    if not whole_elements(<cnp.ndarray>array):
         array = np.array(array, order="C")
     return array
 
@@ -60,21 +83,19 @@ cdef int _describe_array(gpuvec_array* a, object array, str name) except -1:
                          f"{name} has {ndim}")
     for d in range(ndim):
         shape[d] = dims[d]
-    return _describe_result(a, array, ndim, shape, _select_code(array.dtype))
+    return describe_result(a, array, ndim, shape, _select_code(array.dtype))
 
 
 cdef int _launch_for(gpuvec_launch* launch, object x, object stream) except -1:
-    """The launch of a call on x's data: the cuda backend for device data, the
-    host backend for a host-backend DeviceArray, the active one for NumPy."""
+    """The launch of a call on x's data (_launch.backend_for's rule)."""
+    cdef Placement where
     if _on_device(x):
-        launch.backend = GPUVEC_BACKEND_CUDA
-    elif isinstance(x, _DeviceArray):
-        launch.backend = GPUVEC_BACKEND_HOST
+        where = ON_DEVICE
+    elif isinstance(x, ArrayFields):
+        where = IN_HOST_MEMORY
     else:
-        launch.backend = <gpuvec_backend>_active_backend()
-    launch.threads_per_block = 0
-    launch.stream = <gpuvec_stream>_stream_handle(stream)
-    return 0
+        where = NUMPY_DATA
+    return fill_launch(launch, where, 0, stream)
 
 
 cdef object _mask_for(object x, object mask, object stream):
@@ -86,8 +107,8 @@ cdef object _mask_for(object x, object mask, object stream):
             if len(devices) > 1:
                 raise ValueError(f"the arrays are on different devices: {sorted(devices)}")
             return mask
-        return _upload_bools(np.asarray(_host_array(mask), order="C"), (<ArrayFields>x)._device,
-                             stream)
+        return upload_bools(np.asarray(_host_array(mask), order="C"), (<ArrayFields>x)._device,
+                            stream)
     if _on_device(mask):
         raise TypeError("mask is on the device, but x is in host memory: index with a host "
                         "mask (mask.to_host()), or move x to the device first")
@@ -103,20 +124,20 @@ def count_true(mask, stream=None):
     cdef gpuvec_status status
     cdef int64_t count = 0
     cdef int previous = -1
-    if not isinstance(mask, _DeviceArray):
+    if not isinstance(mask, ArrayFields):
         return int(np.count_nonzero(mask))
-    stream = _resolve_stream(stream)
+    stream = resolve_stream(stream)
     _launch_for(&launch, mask, stream)
     if _on_device(mask):
-        previous = _make_current((<ArrayFields>mask)._device)
+        previous = make_current((<ArrayFields>mask)._device)
     try:
         _describe_array(&mask_desc, _host_array(mask) if not _on_device(mask) else mask,
                         "mask")
         with nogil:
-            status = gpuvec_count_true(&mask_desc, &count, &launch)
+            status = abi.count_true(&mask_desc, &count, &launch)
         check(status)
     finally:
-        _restore_device(previous)
+        restore_device(previous)
     return count
 
 
@@ -136,31 +157,31 @@ def compress(x, mask, stream=None):
     cdef gpuvec_launch launch
     cdef gpuvec_status status
     cdef int previous = -1
-    if not isinstance(x, _DeviceArray):
+    if not isinstance(x, ArrayFields):
         x = _host_array(np.asarray(x))
-    stream = _resolve_stream(stream)
+    stream = resolve_stream(stream)
     _launch_for(&launch, x, stream)
     count = count_true(mask, stream)
     if _on_device(x):
-        previous = _make_current((<ArrayFields>x)._device)
+        previous = make_current((<ArrayFields>x)._device)
     try:
         mask = _mask_for(x, mask, stream)
-        if isinstance(x, _DeviceArray):
-            result = _new_device_array((count,), x.dtype, (<ArrayFields>x)._device, stream,
-                                       not _on_device(x))
+        if isinstance(x, ArrayFields):
+            result = new_device_array((count,), x.dtype, (<ArrayFields>x)._device, stream,
+                                      not _on_device(x))
         else:
             result = np.empty(count, x.dtype)
         _describe_array(&out_desc, result, "out")
         _describe_array(&x_desc, x if _on_device(x) else _host_array(x), "x")
         _describe_array(&mask_desc, mask, "mask")
         with nogil:
-            status = gpuvec_compress(&out_desc, &x_desc, &mask_desc, &launch)
+            status = abi.compress(&out_desc, &x_desc, &mask_desc, &launch)
         check(status)
         if _on_device(x):
-            _mark_used(stream, (x, mask, result))
+            mark_used(stream, (x, mask, result))
             (<ArrayFields>result)._stream = stream  # the stream that wrote it
     finally:
-        _restore_device(previous)
+        restore_device(previous)
     return result
 
 
@@ -168,9 +189,9 @@ cdef object _values_for(object x, object values, object stream):
     """values as expand reads them: a number, or an array where x's data is.
     Host values are converted to x's dtype by NumPy, as NumPy's assignment
     converts them; one host value becomes a number (nothing to copy over)."""
-    if _is_python_number(values) or isinstance(values, np.generic):
+    if is_python_number(values) or isinstance(values, np.generic):
         return values
-    if isinstance(values, _DeviceArray):
+    if isinstance(values, ArrayFields):
         if _on_device(values) != _on_device(x):
             where = "on the device" if _on_device(values) else "in host memory"
             raise TypeError(f"values are {where}, but x is not: move them to x's side first")
@@ -182,8 +203,8 @@ cdef object _values_for(object x, object values, object stream):
         return array.reshape(())[()]
     if not _on_device(x):
         return _host_array(array)
-    uploaded = _new_device_array(array.shape, x.dtype, (<ArrayFields>x)._device, stream, False)
-    _copy(uploaded, array)
+    uploaded = new_device_array(array.shape, x.dtype, (<ArrayFields>x)._device, stream, False)
+    copy(uploaded, array)
     return uploaded
 
 
@@ -205,23 +226,23 @@ def expand(x, mask, values, stream=None):
     cdef gpuvec_status status
     cdef int previous = -1
     cdef object target = None  # a NumPy x the ABI cannot describe: written via a copy
-    if not isinstance(x, _DeviceArray):
+    if not isinstance(x, ArrayFields):
         if not isinstance(x, np.ndarray):
             raise TypeError(f"x must be a DeviceArray or a numpy.ndarray, got {type(x).__name__}")
         if not x.flags.writeable:
             raise ValueError("assignment destination is read-only")
-        if not _whole_elements(<cnp.ndarray>x) or not x.dtype.isnative:
-            target, x = x, _dtypes.native_byte_order(np.array(x, order="C"))
-    stream = _resolve_stream(stream)
+        if not whole_elements(<cnp.ndarray>x) or not x.dtype.isnative:
+            target, x = x, native_byte_order(np.array(x, order="C"))
+    stream = resolve_stream(stream)
     _launch_for(&launch, x, stream)
     if _on_device(x):
-        previous = _make_current((<ArrayFields>x)._device)
+        previous = make_current((<ArrayFields>x)._device)
     try:
         mask = _mask_for(x, mask, stream)
         values = _values_for(x, values, stream)
         _describe_array(&x_desc, x, "x")  # itself: it is written in place
         _describe_array(&mask_desc, mask, "mask")
-        if isinstance(values, (_DeviceArray, np.ndarray)):
+        if isinstance(values, (ArrayFields, np.ndarray)):
             _describe_array(&values_desc, values, "values")
         else:
             memset(&values_desc, 0, sizeof(gpuvec_array))
@@ -229,12 +250,12 @@ def expand(x, mask, values, stream=None):
             values_desc.dtype = GPUVEC_FLOAT64
             values_desc.scalar = float(values)  # for a bool x: nonzero (NaN too) is true
         with nogil:
-            status = gpuvec_expand(&x_desc, &mask_desc, &values_desc, &launch)
+            status = abi.expand(&x_desc, &mask_desc, &values_desc, &launch)
         check(status)
         if _on_device(x):
-            _mark_used(stream, (x, mask, values))
+            mark_used(stream, (x, mask, values))
             (<ArrayFields>x)._stream = stream  # the stream that last wrote it
     finally:
-        _restore_device(previous)
+        restore_device(previous)
     if target is not None:
         target[...] = x

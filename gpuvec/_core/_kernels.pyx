@@ -1,14 +1,58 @@
-# Users' own kernels: a loaded module, and the launch of one of its kernels.
-#
-# gpuvec.SourceModule (gpuvec/kernels/_module.py) compiles the source and
-# parses each kernel's signature. This file loads what was compiled and turns
-# a launch's Python arguments into gpuvec_kernel_arg descriptors, each checked
-# against its parameter, in one crossing into C.
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
+"""gpuvec._core._kernels: users' own kernels, loaded and launched.
 
+Serves gpuvec.kernels: SourceModule and RawKernel (kernels/_module.py,
+_user_kernel.py) compile the source and parse each kernel's signature; this
+module loads what was compiled (LoadedModule) and turns a launch's Python
+arguments into gpuvec_kernel_arg descriptors, each checked against its
+parameter, in one crossing into C (KernelLauncher). NVRTC is reached here
+too. An ElementwiseKernel or ReductionKernel (kernels/_elementwise.py,
+_reduction.py; folded in from what was _map.pxi) describes its arguments
+as gpuvec's own ops do (_operands: broadcasting, host or device data,
+scalars) and runs its compiled instance (MapKernel, MapReduceKernel)
+through gpuvec_map or gpuvec_map_reduce inside the call scaffold
+(_results.run_call).
+"""
+
+cimport numpy as cnp
 from libc.math cimport isinf
-from libc.stdint cimport uint32_t
+from libc.stdint cimport int64_t, uint32_t, uintptr_t
 from libc.stdlib cimport free, getenv, malloc
 from libc.string cimport memcpy, memset
+
+import operator
+
+from gpuvec._core._abi cimport *
+from gpuvec._core._copy cimport device_scalars
+from gpuvec._core._launch cimport IN_HOST_MEMORY, NUMPY_DATA, ON_DEVICE, backend_for
+from gpuvec._core._launch cimport fill_launch
+from gpuvec._core._operands cimport *
+from gpuvec._core._reduce cimport normalize_axes
+from gpuvec._core._results cimport *
+from gpuvec._core._streams cimport resolve_stream, stream_handle
+
+import numpy as np
+
+cnp.import_array()
+
+__all__ = [
+    "KERNEL_CHECKED",
+    "KERNEL_COOPERATIVE",
+    "KernelLauncher",
+    "LoadedModule",
+    "MAX_MAP_INPUTS",
+    "MapKernel",
+    "MapReduceKernel",
+    "backend_of_call",
+    "kernel_check_requested",
+    "map_call",
+    "map_reduce_call",
+    "nvrtc_compile",
+    "nvrtc_version",
+]
+
+MAX_MAP_INPUTS = GPUVEC_MAX_MAP_INPUTS
+
 
 # How a parameter takes its argument.
 cdef enum:
@@ -30,9 +74,6 @@ cdef class LoadedModule:
     """A compiled module loaded into this process: a CUBIN or PTX image on the
     CUDA backend, a shared library on the host backend. Unloaded when collected."""
 
-    cdef gpuvec_module handle
-    cdef readonly int backend
-
     def __cinit__(self, int backend, bytes image=None, str path=None):
         cdef const char* data = NULL
         cdef const char* c_path = NULL
@@ -45,11 +86,11 @@ cdef class LoadedModule:
             size = len(image)
         if path_bytes is not None:
             c_path = path_bytes
-        check(gpuvec_module_load(<gpuvec_backend>backend, data, size, c_path, &self.handle))
+        check(abi.module_load(<gpuvec_backend>backend, data, size, c_path, &self.handle))
 
     def __dealloc__(self):
         if self.handle != NULL:
-            gpuvec_module_unload(self.handle)  # at exit CUDA may be gone: nothing to report
+            abi.module_unload(self.handle)  # at exit CUDA may be gone: nothing to report
 
 
 cdef class KernelLauncher:
@@ -92,7 +133,7 @@ cdef class KernelLauncher:
         self.signature = signature
         self.count = len(parameters)
         self.names, self.c_types, self.dtypes, self.name_bytes = [], [], [], []
-        check(gpuvec_module_kernel(module.handle, symbol.encode(), flags, &self.handle))
+        check(abi.module_kernel(module.handle, symbol.encode(), flags, &self.handle))
         self.args = <gpuvec_kernel_arg*>malloc(max(1, self.count) * sizeof(gpuvec_kernel_arg))
         self.codes = <int*>malloc(max(1, self.count) * sizeof(int))
         self.type_nums = <int*>malloc(max(1, self.count) * sizeof(int))
@@ -123,7 +164,7 @@ cdef class KernelLauncher:
     def attributes(self):
         """What the backend can tell about the compiled kernel (None where it cannot)."""
         cdef gpuvec_kernel_attributes a
-        check(gpuvec_kernel_get_attributes(self.handle, &a))
+        check(abi.kernel_get_attributes(self.handle, &a))
         values = {
             "max_threads_per_block": a.max_threads_per_block,
             "num_regs": a.num_regs,
@@ -149,10 +190,10 @@ cdef class KernelLauncher:
         _dim3(block, "block", &config.block)
         config.shared_mem = _shared_mem(shared_mem)
         args = self._native_inputs(args)
-        stream = _resolve_stream(stream)
+        stream = resolve_stream(stream)
         launch.backend = <gpuvec_backend>self.module.backend
         launch.threads_per_block = 0
-        launch.stream = <gpuvec_stream>_stream_handle(stream)
+        launch.stream = <gpuvec_stream>stream_handle(stream)
         # Each launch fills its own copy of the arguments: another Python
         # thread may launch the same kernel while this one runs without the GIL.
         cdef gpuvec_kernel_arg on_stack[_ARGS_ON_STACK]
@@ -169,20 +210,20 @@ cdef class KernelLauncher:
                 else:
                     self._set_value(k, args[k], &own[k])
             with nogil:
-                status = gpuvec_kernel_launch(self.handle, own, self.count, &config, &launch)
+                status = abi.kernel_launch(self.handle, own, self.count, &config, &launch)
         finally:
             if own != on_stack:
                 free(own)
         if status != GPUVEC_SUCCESS:
-            raise _error_from_status(status, self.module.backend == GPUVEC_BACKEND_HOST)
+            raise error_from_status(status, self.module.backend == GPUVEC_BACKEND_HOST)
         for k in range(self.count):
-            if self.args[k].writes and isinstance(args[k], _DeviceArray):
+            if self.args[k].writes and isinstance(args[k], ArrayFields):
                 (<ArrayFields>args[k])._stream = stream  # the stream that last wrote it
 
     cdef tuple _native_inputs(self, tuple args):
         """args, with each byte-swapped NumPy array that a const pointer takes
-        replaced by its converted copy (_dtypes.native_byte_order), which the
-        tuple keeps alive through the launch. One the kernel writes stays, for
+        replaced by its converted copy (native_byte_order), which the tuple
+        keeps alive through the launch. One the kernel writes stays, for
         _set_host_array's TypeError: its writes would land in the copy."""
         cdef int k
         cdef list converted = None
@@ -193,14 +234,14 @@ cdef class KernelLauncher:
                     and not cnp.PyArray_ISNOTSWAPPED(<cnp.ndarray>value):
                 if converted is None:
                     converted = list(args)
-                converted[k] = _dtypes.native_byte_order(value)
+                converted[k] = native_byte_order(value)
         return args if converted is None else tuple(converted)
 
     cdef int _set_pointer(self, int k, object value, gpuvec_kernel_arg* a) except -1:
         cdef ArrayFields f
         cdef cnp.ndarray array
         cdef bint on_host = self.module.backend == GPUVEC_BACKEND_HOST
-        if isinstance(value, _DeviceArray):
+        if isinstance(value, ArrayFields):
             f = <ArrayFields>value
             if f._host is not None:
                 return self._set_host_array(k, f._host, f._readonly, value, a)
@@ -212,7 +253,7 @@ cdef class KernelLauncher:
         elif isinstance(value, np.ndarray):
             array = <cnp.ndarray>value
             return self._set_host_array(k, array, not cnp.PyArray_ISWRITEABLE(array), value, a)
-        elif _on_gpu(value):
+        elif on_gpu(value):
             if on_host:
                 raise TypeError(f"parameter '{self.names[k]}' got a GPU array, but gpuvec runs "
                                 f"on its host backend: pass a NumPy array")
@@ -243,7 +284,7 @@ cdef class KernelLauncher:
     cdef int _set_foreign_array(self, int k, object value, gpuvec_kernel_arg* a) except -1:
         """Another library's GPU array, through its CUDA array interface (zero copy)."""
         if not hasattr(value, "__cuda_array_interface__"):
-            value = _to_device_array(value)  # DLPack only: gpuvec.asarray takes it
+            value = to_device_array(value)  # DLPack only: gpuvec.asarray takes it
             return self._set_pointer(k, value, a)
         cai = value.__cuda_array_interface__
         dtype = np.dtype(cai["typestr"])
@@ -423,7 +464,7 @@ cdef size_t _shared_mem(object value) except? <size_t>-1:
 def nvrtc_version(str path):
     """NVRTC's (major, minor) version, loading the library at `path`."""
     cdef int major = 0, minor = 0
-    check(gpuvec_nvrtc_version(path.encode(), &major, &minor))
+    check(abi.nvrtc_version(path.encode(), &major, &minor))
     return major, minor
 
 
@@ -464,8 +505,8 @@ def nvrtc_compile(str path, str source, str program_name, int arch, list options
         for k in range(len(name_bytes)):
             c_names[k] = <const char*>name_bytes[k]
         with nogil:
-            status = gpuvec_nvrtc_compile(c_path, c_source, c_name, arch, c_options, n_options,
-                                          c_names, n_names, &out)
+            status = abi.nvrtc_compile(c_path, c_source, c_name, arch, c_options, n_options,
+                                       c_names, n_names, &out)
         log = out.log.decode("utf-8", "replace") if out.log != NULL else ""
         if status == GPUVEC_ERROR_COMPILE:
             return False, log, None, False, []
@@ -474,6 +515,231 @@ def nvrtc_compile(str path, str source, str program_name, int arch, list options
         lowered = [out.lowered_names[k].decode() for k in range(out.n_names)]
         return True, log, image, bool(out.is_cubin), lowered
     finally:
-        gpuvec_nvrtc_output_free(&out)
+        abi.nvrtc_output_free(&out)
         free(c_options)
         free(c_names)
+
+
+# -- ElementwiseKernel and ReductionKernel -------------------------------------------------------
+
+
+cdef class MapKernel:
+    """A compiled ElementwiseKernel for one signature and backend.
+
+    Parameters
+    ----------
+    module : LoadedModule
+    symbols : list of str
+        The lowered names of the four CUDA instances, in the order of
+        gpuvec::MapKernel, or the one entry of the host library.
+    out_dtype : numpy.dtype
+    in_dtypes : list of numpy.dtype
+        float32, float64 or bool each.
+    """
+
+    cdef gpuvec_map_kernel desc
+    cdef LoadedModule module
+    cdef readonly object out_dtype
+
+    def __cinit__(self, LoadedModule module, list symbols, object out_dtype, list in_dtypes):
+        cdef int k
+        if len(in_dtypes) > GPUVEC_MAX_MAP_INPUTS:
+            raise ValueError(f"an ElementwiseKernel takes at most {GPUVEC_MAX_MAP_INPUTS} "
+                             f"inputs, got {len(in_dtypes)}")
+        memset(&self.desc, 0, sizeof(gpuvec_map_kernel))
+        self.module = module
+        self.out_dtype = out_dtype
+        for k, symbol in enumerate(symbols):
+            check(abi.module_kernel(module.handle, symbol.encode(), 0, &self.desc.kernels[k]))
+        self.desc.n_inputs = len(in_dtypes)
+        self.desc.out_dtype = code_of(out_dtype)
+        for k, dtype in enumerate(in_dtypes):
+            self.desc.in_dtypes[k] = code_of(dtype)
+
+
+def backend_of_call(tuple args, out):
+    """The backend a call on `args` (and out) runs on (_launch.backend_for's
+    rule, on the first array that is not NumPy's), for compiling the kernel
+    for it before the call."""
+    for value in (*args, out):
+        if isinstance(value, ArrayFields):
+            return backend_for(IN_HOST_MEMORY if (<ArrayFields>value)._host is not None
+                               else ON_DEVICE)
+        if value is not None and not isinstance(value, (np.ndarray, np.generic)) \
+                and not is_python_number(value) and on_gpu(value):
+            return backend_for(ON_DEVICE)
+    return backend_for(NUMPY_DATA)
+
+
+cdef class MapReduceKernel:
+    """A compiled ReductionKernel for one signature and backend.
+
+    Parameters
+    ----------
+    module : LoadedModule
+    symbols : list of str
+        The lowered names of the seven CUDA instances, in the order of
+        gpuvec::ReduceKernel, or the one entry of the host library.
+    out_dtype : numpy.dtype
+    in_dtypes : list of numpy.dtype
+        float32, float64 or bool each.
+    state_size : int
+        The bytes of the reduction's state.
+    has_identity : bool
+        Whether a reduction of no elements has a value.
+    """
+
+    cdef gpuvec_map_reduce_kernel desc
+    cdef LoadedModule module
+    cdef readonly object out_dtype
+
+    def __cinit__(self, LoadedModule module, list symbols, object out_dtype, list in_dtypes,
+                  int64_t state_size, bint has_identity):
+        cdef int k
+        if not 1 <= len(in_dtypes) <= GPUVEC_MAX_MAP_INPUTS:
+            raise ValueError(f"a ReductionKernel takes 1 to {GPUVEC_MAX_MAP_INPUTS} inputs, "
+                             f"got {len(in_dtypes)}")
+        memset(&self.desc, 0, sizeof(gpuvec_map_reduce_kernel))
+        self.module = module
+        self.out_dtype = out_dtype
+        for k, symbol in enumerate(symbols):
+            check(abi.module_kernel(module.handle, symbol.encode(), 0, &self.desc.kernels[k]))
+        self.desc.n_inputs = len(in_dtypes)
+        self.desc.out_dtype = code_of(out_dtype)
+        for k, dtype in enumerate(in_dtypes):
+            self.desc.in_dtypes[k] = code_of(dtype)
+        self.desc.state_size = state_size
+        self.desc.has_identity = has_identity
+
+
+def map_call(MapKernel kernel, tuple args, tuple names, out=None, stream=None):
+    """out = the kernel's operation on `args` (named `names`), broadcast.
+
+    The result is a new DeviceArray when an argument (or out) is device
+    data, else a NumPy array (a NumPy scalar when it is 0-d), as from
+    gpuvec's own ops. The arguments' dtypes are the kernel's (checked by
+    the caller): a number is converted to its parameter's dtype.
+    """
+    cdef Operands ops = Operands()
+    cdef int64_t shape[GPUVEC_MAX_NDIM]
+    cdef gpuvec_launch launch
+    cdef int ndim
+    stream = resolve_stream(stream)
+    ndim = _describe_kernel_call(ops, args, names, out, kernel.desc.in_dtypes,
+                                 kernel.desc.n_inputs, kernel.module, stream, &launch, shape)
+    if out is not None:
+        ndim = broadcast_to_out(ops, out, ndim, shape)
+        if check_out(out, ops, ndim, shape, kernel.out_dtype):
+            raise TypeError(f"out has dtype {out.dtype}; the kernel writes {kernel.out_dtype}")
+    return run_call(ops, out, ndim, shape, kernel.out_dtype, code_of(kernel.out_dtype),
+                    stream, &launch, _call_map, &kernel.desc, LIKE_OPERANDS | NUMPY_SCALAR)
+
+
+cdef gpuvec_status _call_map(void* context, const gpuvec_array* result,
+                             const gpuvec_array* arrays, int count,
+                             const gpuvec_launch* launch) noexcept nogil:
+    return abi.map(<const gpuvec_map_kernel*>context, result, arrays, count, launch)
+
+
+cdef int _describe_kernel_call(Operands ops, tuple args, tuple names, object out,
+                               const gpuvec_dtype* in_dtypes, int n_inputs,
+                               LoadedModule module, object stream, gpuvec_launch* launch,
+                               int64_t* shape) except -1:
+    """A user kernel's arguments as operands of the kernel's dtypes (a number
+    converted to its parameter's), broadcast together into `shape` (returns
+    its ndim), and the launch on the call's backend and (resolved) stream."""
+    cdef int k
+    if len(args) != n_inputs:
+        raise TypeError(f"the kernel takes {n_inputs} inputs, got {len(args)}")
+    ops.reserve(len(args))
+    for k in range(len(args)):
+        add(ops, args[k], names[k])
+        if ops.kinds[k] == SCALAR:
+            ops.arrays[k].dtype = in_dtypes[k]
+    if out is not None and isinstance(out, ArrayFields):
+        ops.device_mode = True
+        if (<ArrayFields>out)._host is not None:
+            ops.host_backed = True
+    check_placement(ops)
+    fill_launch(launch, placement(ops), 0, stream)
+    if ops.device_mode and not ops.host_backed:
+        device_scalars(ops, stream)
+    if launch.backend != module.backend:
+        raise RuntimeError("the kernel was compiled for the other backend than the call's")
+    return broadcast(ops, 0, shape)
+
+
+cdef struct _MapReduceCall:
+    const gpuvec_map_reduce_kernel* kernel
+    int reduced_ndim
+
+
+cdef gpuvec_status _call_map_reduce(void* context, const gpuvec_array* result,
+                                    const gpuvec_array* arrays, int count,
+                                    const gpuvec_launch* launch) noexcept nogil:
+    cdef _MapReduceCall* c = <_MapReduceCall*>context
+    return abi.map_reduce(c.kernel, result, arrays, count, c.reduced_ndim, launch)
+
+
+def map_reduce_call(MapReduceKernel kernel, tuple args, tuple names, str name, axis=None,
+                    bint keepdims=False, out=None, stream=None):
+    """The kernel's reduction of `args` (named `names`), broadcast, over `axis`.
+
+    The result is a new DeviceArray when an argument (or out) is device
+    data, else a NumPy array (a NumPy scalar when it is 0-d), of the
+    broadcast shape less the reduced axes (kept with length 1 with
+    `keepdims`); `out` itself when given. A reduction of no elements by a
+    kernel without an identity raises CuPy's ValueError.
+    """
+    cdef Operands ops = Operands()
+    cdef int64_t shape[GPUVEC_MAX_NDIM]
+    cdef int64_t moved[GPUVEC_MAX_NDIM]
+    cdef int64_t moved_strides[GPUVEC_MAX_NDIM]
+    cdef gpuvec_launch launch
+    cdef gpuvec_array* a
+    cdef _MapReduceCall call
+    cdef int k, d, ndim, kept
+    cdef int64_t n = 1
+    stream = resolve_stream(stream)
+    ndim = _describe_kernel_call(ops, args, names, out, kernel.desc.in_dtypes,
+                                 kernel.desc.n_inputs, kernel.module, stream, &launch, shape)
+    axes = normalize_axes(axis, ndim, False, True)
+    kept = ndim - len(axes)
+    # The reduced axes go last (a transposed view of the descriptors: no copy).
+    order = [d for d in range(ndim) if d not in axes] + list(axes)
+    for k in range(ops.count):
+        a = &ops.arrays[k]
+        for d in range(ndim):
+            moved[d] = a.shape[order[d]]
+            moved_strides[d] = a.strides[order[d]]
+        for d in range(ndim):
+            a.shape[d] = moved[d]
+            a.strides[d] = moved_strides[d]
+    for d in range(ndim):
+        shape[d] = ops.arrays[0].shape[d]
+    for d in range(kept, ndim):
+        n *= shape[d]
+    if n == 0 and not kernel.desc.has_identity:
+        raise ValueError(f"zero-size array to reduction operation {name} which has no identity")
+    keep_shape = tuple([1 if d in axes else ops.arrays[0].shape[order.index(d)]
+                        for d in range(ndim)])
+    target = out
+    if out is not None:
+        if keepdims:
+            if tuple(out.shape) != keep_shape:
+                raise ValueError(f"out has shape {tuple(out.shape)}; the reduction with "
+                                 f"keepdims=True has shape {keep_shape}")
+            # A view without the reduced axes (the Ellipsis keeps a 0-d view 0-d).
+            out = out[(*[0 if d in axes else slice(None) for d in range(ndim)], Ellipsis)]
+        if check_out(out, ops, kept, shape, kernel.out_dtype):
+            raise TypeError(f"out has dtype {out.dtype}; the kernel writes {kernel.out_dtype}")
+    call.kernel = &kernel.desc
+    call.reduced_ndim = ndim - kept
+    result = run_call(ops, out, kept, shape, kernel.out_dtype, code_of(kernel.out_dtype),
+                      stream, &launch, _call_map_reduce, &call, NUMPY_SCALAR)
+    if target is not None:
+        return target
+    if keepdims:
+        return result.reshape(keep_shape) if not isinstance(result, np.generic) \
+            else np.asarray(result).reshape(keep_shape)
+    return result

@@ -1,0 +1,201 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
+"""gpuvec._core._elementwise: every elementwise op of the op table.
+
+Serves gpuvec's elementwise functions and ufuncs (gpuvec/elementwise.py,
+ufuncs.py, blas.py, device_array.py's operators, fusion): elementwise()
+describes the arguments (_operands), decides the compute dtype and the
+result's, and runs the op through the call scaffold (_results.run_call),
+one ABI call without the GIL. where's condition is a bool array; the
+truth-value ops (comparisons, logical ops, tests) return bool arrays.
+"""
+
+cimport numpy as cnp
+from libc.stdint cimport int64_t
+from libc.string cimport memset
+
+from gpuvec._core._abi cimport *
+from gpuvec._core._copy cimport copy, device_scalars, upload_bools
+from gpuvec._core._launch cimport fill_launch, parse_threads_per_block
+from gpuvec._core._operands cimport *
+from gpuvec._core._results cimport *
+from gpuvec._core._streams cimport resolve_stream
+
+import numpy as np
+
+from gpuvec._core._operands import result_dtype
+
+cnp.import_array()
+
+__all__ = ["elementwise", "elementwise_ops"]
+
+
+def elementwise_ops():
+    """The elementwise rows of the op table, each a tuple of gpuvec_op_info's
+    fields in order: (code, name, arity, params, summary, result, reads_truth,
+    numpy, functor, exact, host_ulps, cuda_ulps, ufunc, traits, warning),
+    result being the name of the result's dtype ("bool" for the truth-value
+    ops), or None for the compute dtype. gpuvec._table names the fields."""
+    cdef int count = 0
+    cdef const gpuvec_op_info* rows = abi.elementwise_ops(&count)  # sets count first
+    return table_rows(rows, count)
+
+
+cdef int _WHERE = -1  # where's op code, read from the table at import
+# Whether op code k's result is a bool (a truth-value op), and whether it
+# reads each operand as a truth value in its own precision (NumPy's logical
+# ufuncs: logical_and(x32, 1e-300) is x32 != 0, so they compute in bool):
+# the table's result column, looked up per call.
+cdef enum:
+    _MAX_OPS = 128
+cdef bint _truth_result[_MAX_OPS]
+cdef bint _reads_truth[_MAX_OPS]
+
+
+cdef int _fill_truth_results() except -1:
+    """_truth_result and _reads_truth from the elementwise rows' result column."""
+    cdef int count = 0, i
+    cdef const gpuvec_op_info* rows = abi.elementwise_ops(&count)
+    for i in range(count):
+        if not 0 <= rows[i].code < _MAX_OPS:
+            raise RuntimeError("the op table outgrew _MAX_OPS")
+        _truth_result[rows[i].code] = rows[i].result == GPUVEC_BOOL
+        _reads_truth[rows[i].code] = rows[i].reads_truth
+    return 0
+
+
+cdef struct _ElementwiseCall:
+    int op
+    const double* values
+    gpuvec_dtype compute
+
+
+cdef gpuvec_status _call_elementwise(void* context, const gpuvec_array* result,
+                                     const gpuvec_array* arrays, int count,
+                                     const gpuvec_launch* launch) noexcept nogil:
+    cdef _ElementwiseCall* c = <_ElementwiseCall*>context
+    return abi.elementwise(c.op, result, arrays, count, c.values, c.compute, launch)
+
+
+def elementwise(int op, tuple args, tuple names, out=None, dtype=None, threads_per_block=None,
+                stream=None, tuple params=(), extra_dtypes=()):
+    """Runs the elementwise op `op` of the table on `args` (named `names`).
+
+    The result is a DeviceArray when an argument (or out) is device data, a
+    NumPy array otherwise; a NumPy scalar when every argument is a scalar, as
+    from NumPy's ufuncs. `params` are the op's numbers (alpha, beta);
+    `extra_dtypes` take part in the dtype policy without being operands.
+    `where`'s condition (its first argument) is a bool array. The
+    truth-value ops (comparisons, logical ops, tests) return bool arrays.
+    """
+    cdef Operands ops = Operands()
+    cdef int64_t shape[GPUVEC_MAX_NDIM]
+    cdef double values[2]
+    cdef gpuvec_launch launch
+    cdef int k, ndim, first = 0
+    cdef Py_ssize_t size = 1
+    cdef bint truth = 0 <= op < _MAX_OPS and _truth_result[op]
+    for k in range(len(args)):
+        if op == _WHERE and k == 0:
+            _add_condition(ops, args[0], names[0])
+            first = 1
+        else:
+            add(ops, args[k], names[k])
+    for k in range(len(params)):
+        values[k] = params[k]
+    if out is not None and isinstance(out, ArrayFields):
+        ops.device_mode = True
+        if (<ArrayFields>out)._host is not None:
+            ops.host_backed = True
+    check_placement(ops, first)
+    if extra_dtypes:
+        compute = result_dtype(*ops.objects[first:], *extra_dtypes, dtype=dtype)
+    elif truth or op == _WHERE:
+        compute = truth_compute_dtype(ops, dtype, first, truth and _reads_truth[op])
+    else:
+        compute = compute_dtype(ops, dtype, first)
+    out_dtype = BOOL if truth else compute
+    convert_host_inputs(ops, compute, first)
+    if first and ops.device_mode and ops.kinds[0] == HOST_DATA:
+        _upload_condition(ops)
+    stream = resolve_stream(stream)
+    fill_launch(&launch, placement(ops), parse_threads_per_block(threads_per_block), stream)
+    if ops.device_mode and not ops.host_backed:
+        device_scalars(ops, stream)
+    if out is not None:
+        check_out_dtype(out, out_dtype)
+    ndim = broadcast(ops, 0, shape)
+    if out is not None:
+        ndim = broadcast_to_out(ops, out, ndim, shape)
+    target = None  # an out of another dtype: the result is cast into it
+    if out is not None and check_out(out, ops, ndim, shape, out_dtype):
+        target, out = out, None
+    for k in range(ndim):
+        size *= shape[k]
+    cdef _ElementwiseCall call
+    call.op = op
+    call.values = values
+    call.compute = code_of(compute)
+    cdef gpuvec_dtype result_code = GPUVEC_BOOL if truth else call.compute
+    result = run_call(ops, out, ndim, shape, out_dtype, result_code, stream, &launch,
+                      _call_elementwise, &call, LIKE_OPERANDS | NUMPY_SCALAR)
+    if not ops.device_mode and size and launch.backend == GPUVEC_BACKEND_CUDA:
+        count_staged(ops, 0, size, call.compute, size * itemsize_of(result_code))
+    if target is not None:
+        if ops.device_mode:
+            copy(target, result)
+        else:
+            np.copyto(target, result, casting="same_kind")
+        return target
+    return result
+
+
+cdef int _add_condition(Operands ops, object cond, str name) except -1:
+    """where's condition: a bool array (a DeviceArray, NumPy's, or a list of
+    bools)."""
+    cdef int k = ops.count
+    cdef gpuvec_array* a = &ops.arrays[k]
+    if isinstance(cond, ArrayFields) or (not isinstance(cond, np.ndarray) and on_gpu(cond)):
+        add(ops, cond, name)
+        if ops.arrays[k].dtype != GPUVEC_BOOL:
+            raise TypeError(f"{name} has dtype {ops.objects[k].dtype}, but it must be a bool "
+                            f"array: compare the data ({name} > 0) or convert it "
+                            f"({name}.astype(bool))")
+        return 0
+    try:
+        mask = np.asarray(cond)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"{name} cannot be turned into a bool array: {exc}") from None
+    if mask.dtype != np.bool_:
+        raise TypeError(f"{name} has dtype {mask.dtype}, but it must be a bool array: compare "
+                        f"the data (x > 0) or convert it ({name}.astype(bool))")
+    memset(a, 0, sizeof(gpuvec_array))
+    ops.names.append(name)
+    ops.objects.append(mask)
+    ops.weak[k] = False
+    ops.count += 1
+    return describe_host_array(ops, k, mask)
+
+
+cdef int _upload_condition(Operands ops) except -1:
+    """where's host condition, for device data: its bytes go to the device,
+    in C order (a 0-d condition stays 0-d, as np.ascontiguousarray's would not)."""
+    cdef gpuvec_array* a = &ops.arrays[0]
+    cdef cnp.ndarray mask = np.asarray(ops.objects[0], order="C")
+    if ops.host_backed:
+        ops.objects[0] = mask
+        fill_strides(a, mask.ndim, cnp.PyArray_DIMS(mask), cnp.PyArray_STRIDES(mask), 1)
+        a.data = cnp.PyArray_DATA(mask) if mask.size else NULL
+        ops.kinds[0] = DEVICE_DATA
+        return 0
+    uploaded = upload_bools(mask, ops.device, None)  # where the data is
+    ops.objects[0] = uploaded
+    fill_strides(a, mask.ndim, cnp.PyArray_DIMS(mask), cnp.PyArray_STRIDES(mask), 1)
+    a.data = <void*>(<ArrayFields>uploaded)._address
+    a.memory = GPUVEC_MEMORY_DEVICE
+    ops.kinds[0] = DEVICE_DATA
+    return 0
+
+
+# where's code, and the truth-value ops' (read from the op table at import).
+_WHERE = [row[0] for row in elementwise_ops() if row[1] == "where"][0]
+_fill_truth_results()
