@@ -21,6 +21,7 @@ from collections.abc import Callable
 
 import numpy as np
 
+import gpuvec as gv
 from gpuvec.bench._timing import EventClock, WallClock
 
 PEERS = ("cupy", "torch", "numpy")
@@ -101,7 +102,6 @@ def _how(prefix: str, **special: str) -> dict[str, str]:
 
 def gpuvec_library() -> Library:
     """gpuvec itself, timed with :class:`gpuvec.Event` (host clock on the host backend)."""
-    import gpuvec as gv
 
     def clock():
         return EventClock(gv.Event(), gv.Event(), lambda start, end: start.elapsed_time(end))

@@ -15,6 +15,7 @@ import time
 import numpy as np
 
 import gpuvec
+from gpuvec import _core
 from gpuvec.bench import _kernels, _libraries
 from gpuvec.bench._measure import (
     KERNEL_OPS,
@@ -810,8 +811,6 @@ def _versions(libraries) -> dict:
     versions = {"gpuvec": gpuvec.__version__, "numpy": np.__version__}
     versions["python"] = platform.python_version()
     if gpuvec.backend() == "cuda":
-        from gpuvec import _core
-
         runtime, driver = _core.cuda_versions()
         versions["cuda_runtime"] = "{}.{}".format(*runtime)
         versions["cuda_driver"] = "{}.{}".format(*driver)
