@@ -38,6 +38,7 @@ import warnings
 import numpy as np
 
 from gpuvec import elementwise, reductions, ufuncs
+from gpuvec._table import ELEMENTWISE_OPS
 from gpuvec.creation import asarray
 from gpuvec.device_array import DeviceArray
 from gpuvec.fusion._graph import Graph, Node
@@ -54,8 +55,13 @@ class Untraceable(Exception):
     """
 
 
-# NumPy's names for the ops that differ from gpuvec's.
-_NUMPY_NAMES = {"rint": "round", "true_divide": "divide", "abs": "absolute"}
+# gpuvec's op of each NumPy ufunc whose name differs (numpy.rint is gpuvec's
+# round), from the op table; and divide's name in NumPy 1.x, "true_divide".
+_NUMPY_NAMES = {
+    row.numpy: row.name
+    for row in ELEMENTWISE_OPS.values()
+    if row.numpy is not None and row.numpy != row.name
+} | {"true_divide": "divide"}
 # The reductions' keyword arguments the trace keeps (the rest run op by op).
 _REDUCE_KWARGS = frozenset({"axis", "keepdims", "dtype", "ddof"})
 
