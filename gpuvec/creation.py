@@ -12,7 +12,7 @@ import numpy as np
 
 from gpuvec import _backend, _core
 from gpuvec._dtypes import ARRAY_DTYPES, check_array_dtype
-from gpuvec.device_array import DeviceArray, _c_strides, _on_gpu
+from gpuvec.device_array import DeviceArray, _c_strides
 from gpuvec.streams import Stream, stream_handle
 
 __all__ = [
@@ -302,7 +302,7 @@ def asarray(obj, dtype=None) -> DeviceArray:
     """
     if isinstance(obj, DeviceArray):
         result = obj
-    elif isinstance(obj, np.ndarray) or not _on_gpu(obj):
+    elif isinstance(obj, np.ndarray) or not _core.on_gpu(obj):
         return to_device(obj, dtype)
     elif _backend.backend() == "host":
         raise TypeError(

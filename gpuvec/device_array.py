@@ -129,19 +129,6 @@ def _values_over(value, target):
     return np.broadcast_to(value, target)
 
 
-def _on_gpu(obj) -> bool:
-    """True for another library's GPU array (CUDA array interface or a CUDA DLPack device)."""
-    if hasattr(obj, "__cuda_array_interface__"):
-        try:
-            obj.__cuda_array_interface__  # noqa: B018 - PyTorch raises for CPU tensors
-        except (AttributeError, RuntimeError, TypeError):
-            return False
-        return True
-    if hasattr(obj, "__dlpack_device__"):
-        return obj.__dlpack_device__()[0] == _core.DLPACK_CUDA
-    return False
-
-
 # The dtypes of host data that the copy reads as they are; NumPy converts others.
 _COPIED_AS_IS = (np.dtype(np.float32), np.dtype(np.float64), np.dtype(np.bool_))
 
@@ -162,7 +149,7 @@ def _host_value(value, dtype, ndmax=None):
     if isinstance(value, np.ndarray) and value.dtype.kind not in _TEXT_KINDS:
         value = as_real_array(value, "value")  # refuses complex data and masks, naming it
         return value if value.dtype in _COPIED_AS_IS else value.astype(dtype)
-    if _on_gpu(value):
+    if _core.on_gpu(value):
         return value
     value = np.asarray(value, dtype=dtype)  # NumPy's own errors: ragged lists, "x"
     if ndmax is not None and value.ndim > ndmax:

@@ -105,6 +105,7 @@ from gpuvec._core._operands import (
     check_dtype,
     native_byte_order,
     native_dtype,
+    on_gpu,
     pop_precision,
     precision_dtype,
     push_precision,

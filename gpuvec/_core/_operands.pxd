@@ -85,7 +85,7 @@ cdef int broadcast_to(gpuvec_array* a, int ndim, const int64_t* shape) except -1
 
 # Small answers.
 cdef bint whole_elements(cnp.ndarray array)
-cdef bint on_gpu(object value) except -1
+cpdef bint on_gpu(object value) except -1
 cdef gpuvec_dtype code_of(object dtype) noexcept
 cdef object dtype_of_code(gpuvec_dtype code)
 cdef tuple shape_of(object value)

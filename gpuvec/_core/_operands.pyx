@@ -492,7 +492,7 @@ cdef int _add_host_array(Operands ops, int k, cnp.ndarray array, str name) excep
     return 0
 
 
-cdef bint on_gpu(object value) except -1:
+cpdef bint on_gpu(object value) except -1:
     """True for another library's GPU array (CUDA array interface or CUDA DLPack)."""
     if hasattr(value, "__cuda_array_interface__"):
         try:
