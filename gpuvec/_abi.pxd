@@ -91,6 +91,7 @@ cdef extern from "gpuvec/kernels.h" nogil:
                                        const char* const* name_expressions, int n_names,
                                        gpuvec_nvrtc_output* output)
     void gpuvec_nvrtc_output_free(gpuvec_nvrtc_output* output)
+    gpuvec_status gpuvec_set_kernel_compiler(gpuvec_kernel_compiler compiler)
 
 
 # gpuvec/api.h: the C API for other extensions. gpuvec._core's modules export no

@@ -295,6 +295,10 @@ gpuvec_status gpuvec_nvrtc_compile(const char* path, const char* source, const c
   });
 }
 
+gpuvec_status gpuvec_set_kernel_compiler(gpuvec_kernel_compiler compiler) {
+  return guard([&] { gpuvec::cuda::set_kernel_compiler(compiler); });
+}
+
 void gpuvec_nvrtc_output_free(gpuvec_nvrtc_output* output) {
   if (output == nullptr) return;
   if (output->lowered_names) {

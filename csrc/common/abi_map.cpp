@@ -72,8 +72,8 @@ void run_in_memory(const gpuvec_map_kernel& k, const gpuvec_array& out, const gp
   size_t largest = 1;
   for (size_t s : sizes) largest = s > largest ? s : largest;
   const MapPlan plan = plan_map(L, pack_width(largest), data, sizes);
-  cuda::launch_map(k.kernels[static_cast<int>(plan.kernel)]->handle, plan, &L, L.size, out_data,
-                   in_params, N - 1, launch.threads_per_block, launch.stream);
+  cuda::launch_map(k.kernels[static_cast<int>(plan.kernel)]->handle, plan, &L, L.size, nullptr,
+                   out_data, in_params, N - 1, launch.threads_per_block, launch.stream);
 }
 
 // The same for 0 to GPUVEC_MAX_MAP_INPUTS inputs.

@@ -76,7 +76,8 @@ void run_in_memory(const gpuvec_map_reduce_kernel& k, const gpuvec_array& out,
                   cuda::reduce_device());
   void* handles[kReduceKernels];
   for (int j = 0; j < kReduceKernels; ++j) handles[j] = k.kernels[j]->handle;
-  cuda::launch_map_reduce(handles, plan, &L, L.row.size, out_data, data, R, launch.stream);
+  cuda::launch_map_reduce(handles, plan, &L, L.row.size, nullptr, out_data, data, R,
+                          launch.stream);
 }
 
 // The same for 1 to GPUVEC_MAX_MAP_INPUTS inputs.

@@ -50,17 +50,18 @@ void launch_kernel(void* kernel, const gpuvec_kernel_config& c, void** params,
                                      c.shared_mem, as_cuda_stream(stream)));
 }
 
-void launch_map(void* kernel, const MapPlan& plan, const void* layout, int64_t size, void* out,
-                const void* const* in, int n_inputs, int threads_per_block, gpuvec_stream stream) {
+void launch_map(void* kernel, const MapPlan& plan, const void* layout, int64_t size,
+                const void* functor, void* out, const void* const* in, int n_inputs,
+                int threads_per_block, gpuvec_stream stream) {
   const int threads = block_size(threads_per_block);
   const bool contiguous =
       plan.kernel == MapKernel::kContiguousPacks || plan.kernel == MapKernel::kContiguous;
   // The parameters as the map kernels take them: (n or L, f, out, in...).
-  // f, the functor, is an empty struct: one byte.
-  char functor = 0;
+  // A user's functor is an empty struct: one byte.
+  char empty = 0;
   void* params[3 + GPUVEC_MAX_MAP_INPUTS];
   params[0] = contiguous ? static_cast<void*>(&size) : const_cast<void*>(layout);
-  params[1] = &functor;
+  params[1] = functor != nullptr ? const_cast<void*>(functor) : &empty;
   params[2] = &out;
   for (int k = 0; k < n_inputs; ++k) params[3 + k] = const_cast<void*>(in[k]);
   const gpuvec_kernel_config config{
@@ -74,19 +75,20 @@ void launch_map(void* kernel, const MapPlan& plan, const void* layout, int64_t s
 int reduce_threads(int threads_per_block) { return block_size(threads_per_block); }
 
 void launch_map_reduce(void* const* kernels, const ReducePlan& plan, const void* layout, int64_t n,
-                       void* out, const void* const* in, int n_inputs, gpuvec_stream stream) {
+                       const void* policy, void* out, const void* const* in, int n_inputs,
+                       gpuvec_stream stream) {
   run_plan(plan, as_cuda_stream(stream),
            [&](ReduceKernel kernel, dim3 grid, void* partial, unsigned int* ticket, int extra) {
              // The parameters as the reduction kernels take them: (n or L, op,
              // out, partial, ticket[, extra], in...), except reduce_partials,
-             // which reads no input. op, the policy, is an empty struct: one byte.
+             // which reads no input. A user's policy is an empty struct: one byte.
              const bool contiguous =
                  kernel == ReduceKernel::kContiguousPacks || kernel == ReduceKernel::kContiguous;
-             char op = 0;
+             char empty = 0;
              void* params[6 + GPUVEC_MAX_MAP_INPUTS];
              int count = 0;
              params[count++] = contiguous ? static_cast<void*>(&n) : const_cast<void*>(layout);
-             params[count++] = &op;
+             params[count++] = policy != nullptr ? const_cast<void*>(policy) : &empty;
              params[count++] = &out;
              params[count++] = &partial;
              params[count++] = &ticket;

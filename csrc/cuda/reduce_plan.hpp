@@ -1,8 +1,8 @@
 // Running a reduction's launch plan (gpuvec/reduce.hpp) on the CUDA backend:
 // the scratch memory it asks for, its launch, and the second pass where it
-// has one. gpuvec's own reductions (reduce_axis.cu, kernels launched with
-// <<<>>>) and a user's compiled ReductionKernels (kernels.cpp, launched with
-// cudaLaunchKernel) both run their plans here. Host code: no kernels.
+// has one. gpuvec's own reductions and a user's compiled ReductionKernels
+// both run their plans here (kernels.cpp's launch_map_reduce). Host code: no
+// kernels.
 #ifndef GPUVEC_CUDA_REDUCE_PLAN_HPP
 #define GPUVEC_CUDA_REDUCE_PLAN_HPP
 

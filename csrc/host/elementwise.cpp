@@ -15,7 +15,7 @@ namespace gpuvec::host {
 template <class T, int Arity, class S>
 void elementwise(gpuvec_op op, const Layout<Arity + 1>& L, void* out,
                  const Inputs<T, Arity, S>& in, const double* params, int, gpuvec_stream) {
-  visit_op<T>(op, params, [&](auto f, auto arity, auto* result) {
+  visit_op<T>(op, params, [&](auto f, auto arity, auto* result, FunctorName) {
     using F = decltype(f);
     using Out = std::remove_pointer_t<decltype(result)>;
     if constexpr (decltype(arity)::value == Arity) {

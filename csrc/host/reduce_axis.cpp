@@ -381,7 +381,7 @@ void run(const Layout<2>& rows, const Layout<1>& row, const Op& op, const T* x, 
 template <class T>
 void reduce(gpuvec_reduce_op op, const Layout<2>& rows, const Layout<1>& row, const T* x,
             void* out, double ddof, int64_t plane, int, gpuvec_stream) {
-  visit_reduce_op<T>(op, ddof, plane, [&](auto f, auto out_type) {
+  visit_reduce_op<T>(op, ddof, plane, [&](auto f, auto out_type, const char*) {
     using Out = decltype(out_type);
     if constexpr (std::is_same_v<decltype(f), r::Deviations>) {
       run(rows, row, f.variance(), x, static_cast<Out*>(out));

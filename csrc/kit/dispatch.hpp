@@ -57,21 +57,32 @@ template <class T, class Op, int Result>
 constexpr bool kRunsIn =
     !std::is_same_v<T, bool> || Result == GPUVEC_BOOL || std::is_same_v<Op, ops::Where>;
 
-// Calls visit(functor, Arity<n>{}, static_cast<Out*>(nullptr)) with op's functor
-// computing in T, its number of inputs and the type of its result. A
-// backend compiles its kernels for the ops of one arity at a time,
-// discarding the others with `if constexpr`.
+// How a row's functor type is spelled in C++ source: ops::Functor, or
+// ops::Functor::Of<T> for a row whose functor holds its parameters in the
+// compute type T. The CUDA backend names the kernels it compiles at first
+// use with it; the host backend, whose kernels are compiled in, ignores it.
+struct FunctorName {
+  const char* op;        // "gpuvec::ops::Functor"
+  bool of_compute_type;  // the type is op::Of<T>
+};
+
+// Calls visit(functor, Arity<n>{}, static_cast<Out*>(nullptr), FunctorName)
+// with op's functor computing in T, its number of inputs, the type of its
+// result and the functor's name. A backend compiles its kernels for the ops
+// of one arity at a time, discarding the others with `if constexpr`.
 template <class T, class Visitor>
 void visit_op(gpuvec_op op, const double* params, Visitor&& visit) {
   switch (op) {
-#define GPUVEC_VISIT_ROW(code, NAME, name, numpy, arity, n_params, result, Functor, rounding, \
-                         host_ulps, cuda_ulps, summary)                                       \
-  case GPUVEC_##NAME:                                                                         \
-    if constexpr (kRunsIn<T, ops::Functor, GPUVEC_RESULT_##result>) {                         \
-      using Out = ResultOf<T, GPUVEC_RESULT_##result>;                                        \
-      return visit(make_op<ops::Functor, T, n_params>(params), Arity<arity>{},                \
-                   static_cast<Out*>(nullptr));                                               \
-    }                                                                                         \
+#define GPUVEC_VISIT_ROW(code, NAME, name, numpy, arity, n_params, result, Functor, rounding,     \
+                         host_ulps, cuda_ulps, summary)                                           \
+  case GPUVEC_##NAME:                                                                             \
+    if constexpr (kRunsIn<T, ops::Functor, GPUVEC_RESULT_##result>) {                             \
+      using Out = ResultOf<T, GPUVEC_RESULT_##result>;                                            \
+      return visit(                                                                               \
+          make_op<ops::Functor, T, n_params>(params), Arity<arity>{}, static_cast<Out*>(nullptr), \
+          FunctorName{"gpuvec::ops::" #Functor,                                                   \
+                      !std::is_same_v<typename Typed<ops::Functor, T>::type, ops::Functor>});     \
+    }                                                                                             \
     break;
     GPUVEC_ELEMENTWISE_OPS(GPUVEC_VISIT_ROW)
 #undef GPUVEC_VISIT_ROW
@@ -101,6 +112,20 @@ auto make_policy(double ddof, int64_t plane) {
   }
 }
 
+// The C++ name of the policy make_policy<Policy> returns: `row`, the row's
+// own, except for the four rows whose policy is made from their tag.
+template <class Policy>
+constexpr const char* policy_name(const char* row) {
+  namespace r = ops::reduce;
+  if constexpr (std::is_same_v<Policy, r::Var> || std::is_same_v<Policy, r::Std>) {
+    return "gpuvec::ops::reduce::Deviations";
+  } else if constexpr (std::is_same_v<Policy, r::MeanVar> || std::is_same_v<Policy, r::MeanStd>) {
+    return "gpuvec::ops::reduce::MeanDeviation";
+  } else {
+    return row;
+  }
+}
+
 // Whether the space-separated words of `words` (a traits column) include `word`.
 constexpr bool has_word(const char* words, const char* word) {
   for (int i = 0;; ++i) {
@@ -113,9 +138,9 @@ constexpr bool has_word(const char* words, const char* word) {
   }
 }
 
-// Calls visit(policy, Out{}) with the row reduction of op and the type of its
-// output, by the row's result column: T (SAME), int64_t (INT64: argmin,
-// argmax, count_nonzero) or bool (BOOL: any, all). Ops of two inputs (dot)
+// Calls visit(policy, Out{}, name) with the row reduction of op, the type of
+// its output and the policy's C++ name (policy_name), by the row's result column: T (SAME),
+// int64_t (INT64: argmin, argmax, count_nonzero) or bool (BOOL: any, all). Ops of two inputs (dot)
 // are no row reduction: the boundary sends them to the backends' dot, and
 // they throw here. For T = bool only the rows that read x in its own dtype
 // (the own_dtype trait: any, all, count_nonzero, which ask only whether an
@@ -135,7 +160,8 @@ void visit_reduce_op(gpuvec_reduce_op op, double ddof, int64_t plane, Visitor&& 
       using Out =                                                                                 \
           std::conditional_t<GPUVEC_RESULT_##result == GPUVEC_INT64, int64_t,                     \
                              std::conditional_t<GPUVEC_RESULT_##result == GPUVEC_BOOL, bool, T>>; \
-      return visit(make_policy<ops::reduce::Policy>(ddof, plane), Out{});                         \
+      return visit(make_policy<ops::reduce::Policy>(ddof, plane), Out{},                          \
+                   policy_name<ops::reduce::Policy>("gpuvec::ops::reduce::" #Policy));            \
     }
     GPUVEC_REDUCE_OPS(GPUVEC_VISIT_ROW)
 #undef GPUVEC_VISIT_ROW

@@ -54,11 +54,14 @@ void kernel_attributes(void* kernel, gpuvec_kernel_attributes* attributes);
 void launch_kernel(void* kernel, const gpuvec_kernel_config& config, void** params,
                    gpuvec_stream stream);
 
-// A compiled ElementwiseKernel: queues `kernel`, the instance that `plan`
-// chose, on `stream`, with its parameters: the layout (a Layout<1 + n_inputs>)
-// or its size for map_contiguous, out, and the Operand each in[k] points at.
-void launch_map(void* kernel, const MapPlan& plan, const void* layout, int64_t size, void* out,
-                const void* const* in, int n_inputs, int threads_per_block, gpuvec_stream stream);
+// A map kernel (gpuvec/map.hpp), of a compiled ElementwiseKernel or one of
+// gpuvec's own ops: queues `kernel`, the instance that `plan` chose, on
+// `stream`, with its parameters: the layout (a Layout<1 + n_inputs>) or its
+// size for map_contiguous, the functor (null: an empty one, as a user's
+// is), out, and the Operand each in[k] points at.
+void launch_map(void* kernel, const MapPlan& plan, const void* layout, int64_t size,
+                const void* functor, void* out, const void* const* in, int n_inputs,
+                int threads_per_block, gpuvec_stream stream);
 
 // What a reduction's launch plan needs (gpuvec/reduce.hpp's plan_reduce):
 // the threads of a block for threads_per_block (0: the default), and the
@@ -66,12 +69,19 @@ void launch_map(void* kernel, const MapPlan& plan, const void* layout, int64_t s
 int reduce_threads(int threads_per_block);
 ReduceDevice reduce_device();
 
-// A compiled ReductionKernel: runs `plan` on `stream`, kernels[k] being the
-// instance of ReduceKernel k, with its parameters: the layout (a
-// ReduceLayout<n_inputs>) or n, the row's size, for reduce_contiguous; out;
-// and each input's first element in[k].
+// The reduction kernels (gpuvec/reduce.hpp), of a compiled ReductionKernel
+// or one of gpuvec's own reductions: runs `plan` on `stream`, kernels[k]
+// being the instance of ReduceKernel k (only those the plan uses need be
+// there), with its parameters: the layout (a ReduceLayout<n_inputs>) or n,
+// the row's size, for reduce_contiguous; the policy (null: an empty one, as
+// a user's is); out; and each input's first element in[k].
 void launch_map_reduce(void* const* kernels, const ReducePlan& plan, const void* layout, int64_t n,
-                       void* out, const void* const* in, int n_inputs, gpuvec_stream stream);
+                       const void* policy, void* out, const void* const* in, int n_inputs,
+                       gpuvec_stream stream);
+
+// The compiler of gpuvec's own kernels, which the CUDA backend compiles at
+// their first use (own_kernels.cpp; gpuvec_set_kernel_compiler).
+void set_kernel_compiler(gpuvec_kernel_compiler compiler);
 
 // NVRTC, loaded from `path` on first use (nvrtc.cpp).
 struct NvrtcProgram {

@@ -71,16 +71,18 @@ void unload_library(void*) { not_built(); }
 void* find_kernel(void*, const char*) { not_built(); }
 void kernel_attributes(void*, gpuvec_kernel_attributes*) { not_built(); }
 void launch_kernel(void*, const gpuvec_kernel_config&, void**, gpuvec_stream) { not_built(); }
-void launch_map(void*, const MapPlan&, const void*, int64_t, void*, const void* const*, int, int,
-                gpuvec_stream) {
+void launch_map(void*, const MapPlan&, const void*, int64_t, const void*, void*,
+                const void* const*, int, int, gpuvec_stream) {
   not_built();
 }
 int reduce_threads(int) { not_built(); }
 ReduceDevice reduce_device() { not_built(); }
-void launch_map_reduce(void* const*, const ReducePlan&, const void*, int64_t, void*,
+void launch_map_reduce(void* const*, const ReducePlan&, const void*, int64_t, const void*, void*,
                        const void* const*, int, gpuvec_stream) {
   not_built();
 }
+// Registered by `import gpuvec` in every build; nothing here ever calls it.
+void set_kernel_compiler(gpuvec_kernel_compiler) {}
 void nvrtc_version(const char*, int*, int*) { not_built(); }
 NvrtcResult nvrtc_compile(const char*, const NvrtcProgram&) { not_built(); }
 

@@ -47,6 +47,7 @@ from gpuvec._core._abi import (
     cuda_set_device,
     cuda_synchronize,
     cuda_versions,
+    set_kernel_compiler,
 )
 from gpuvec._core._copy import copy_into, to_device, to_host
 from gpuvec._core._dlpack import (

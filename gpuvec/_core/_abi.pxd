@@ -21,6 +21,7 @@ cdef extern from "gpuvec/gpuvec.h" nogil:
         GPUVEC_ERROR_INTERNAL
         GPUVEC_ERROR_INDEX
         GPUVEC_ERROR_COMPILE
+        GPUVEC_ERROR_CALLBACK
 
     ctypedef enum gpuvec_backend:
         GPUVEC_BACKEND_HOST
@@ -104,6 +105,9 @@ cdef extern from "gpuvec/kernels.h" nogil:
         pass
     ctypedef gpuvec_module_s* gpuvec_module
     ctypedef gpuvec_kernel_s* gpuvec_kernel
+    ctypedef gpuvec_status (*gpuvec_kernel_compiler)(const char* source,
+                                                     const char* name_expression,
+                                                     gpuvec_kernel* kernel) noexcept
 
     ctypedef struct gpuvec_dim3:
         uint32_t x

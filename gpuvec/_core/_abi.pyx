@@ -12,9 +12,13 @@ which reach the C functions through the table `abi` filled here
 - what the library says about itself: whether CUDA was built, its versions,
   the devices (folded in from what was _runtime.pxi: each is one ABI call);
 - the op table's rows, as Python tuples;
+- the compiler of the CUDA backend's own kernels, which compiles each at its
+  first use (`set_kernel_compiler`);
 - the C API for other extensions: the capsule C_API, a table of function
   pointers (gpuvec/api.h), published as gpuvec._core._C_API.
 """
+
+import threading
 
 from cpython.pycapsule cimport PyCapsule_New
 
@@ -35,6 +39,7 @@ __all__ = [
     "cuda_set_device",
     "cuda_synchronize",
     "cuda_versions",
+    "set_kernel_compiler",
 ]
 
 # -- the function table --------------------------------------------------------------------------
@@ -187,6 +192,11 @@ class HostFallbackWarning(UserWarning):
 
 
 cdef object error_from_status(gpuvec_status status, bint emulated=False):
+    if status == GPUVEC_ERROR_CALLBACK:
+        pending = getattr(_pending, "error", None)
+        _pending.error = None
+        if pending is not None:
+            return pending  # the kernel compiler's own exception
     message = gpuvec_last_error_message().decode("utf-8", "replace")
     code = gpuvec_last_error_cuda_code()
     name = gpuvec_last_error_cuda_name().decode("ascii", "replace") or None
@@ -207,6 +217,59 @@ cdef int raise_status(gpuvec_status status) except -1 nogil:
     # ABI calls run without the GIL; this takes it back only to raise.
     with gil:
         raise error_from_status(status)
+
+
+# -- gpuvec's own kernels, compiled at first use ---------------------------------------------------
+#
+# The CUDA backend compiles each of its kernels when a call first needs it
+# (csrc/cuda/own_kernels.hpp), through the compiler registered below. That is
+# a Python function, which gpuvec.kernels sets with set_kernel_compiler: it
+# compiles with NVRTC through the kernel cache on disk, as users' kernels
+# are. An exception it raises waits in _pending, per thread, until the call's
+# `check` raises it in place of the status.
+
+cdef object _kernel_compiler = None
+_pending = threading.local()
+
+
+cdef gpuvec_status _compile_own_kernel(const char* source, const char* name_expression,
+                                       gpuvec_kernel* kernel) noexcept with gil:
+    cdef gpuvec_module module = NULL
+    cdef gpuvec_status status
+    cdef const char* data
+    try:
+        if _kernel_compiler is None:
+            raise RuntimeError("gpuvec.kernels has not registered the kernel compiler")
+        image, lowered = _kernel_compiler(source.decode(), name_expression.decode())
+        data = image
+        # Loaded for the life of the process: the backend keeps the kernel.
+        status = gpuvec_module_load(GPUVEC_BACKEND_CUDA, data, len(image), NULL, &module)
+        if status == GPUVEC_SUCCESS:
+            status = gpuvec_module_kernel(module, lowered.encode(), 0, kernel)
+        if status != GPUVEC_SUCCESS:
+            raise error_from_status(status)
+    except BaseException as error:
+        _pending.error = error
+        return GPUVEC_ERROR_CALLBACK
+    return GPUVEC_SUCCESS
+
+
+def set_kernel_compiler(compiler):
+    """Sets the function that compiles the CUDA backend's own kernels.
+
+    Parameters
+    ----------
+    compiler : callable
+        ``compiler(source, name_expression) -> (image, lowered_name)``:
+        `source` compiled by NVRTC for the current device, instantiating the
+        template that `name_expression` names; the CUBIN or PTX image as
+        bytes, and the instance's lowered name.
+    """
+    global _kernel_compiler
+    _kernel_compiler = compiler
+
+
+check(gpuvec_set_kernel_compiler(_compile_own_kernel))
 
 
 # -- the op table --------------------------------------------------------------------------------

@@ -10,9 +10,13 @@
 - :func:`kernel_cache` is the on-disk cache of compiled kernels.
 """
 
+from gpuvec.kernels import _own
 from gpuvec.kernels._elementwise import ElementwiseKernel
 from gpuvec.kernels._module import Kernel, RawKernel, SourceModule, kernel_cache
 from gpuvec.kernels._reduction import ReductionKernel
+
+# The CUDA backend compiles gpuvec's own kernels at their first use, with this.
+_own.register()
 
 __all__ = [
     "ElementwiseKernel",

@@ -1,7 +1,9 @@
 """Finding NVRTC, CUDA's run-time compiler, for kernels compiled on a GPU.
 
-gpuvec links no NVRTC: ``import gpuvec`` and its own ops never need it. A
-kernel's first compile looks for the library, in this order:
+gpuvec links no NVRTC: ``import gpuvec`` never needs it. On a GPU, users'
+kernels and gpuvec's own (its ops, reductions and conversions, compiled at
+their first use: ``gpuvec/kernels/_own.py``) are compiled with it. The first
+compile looks for the library, in this order:
 
 1. the path in the ``GPUVEC_NVRTC`` environment variable;
 2. NVIDIA's ``cuda-pathfinder`` package, which knows the ``nvidia-cuda-nvrtc``

@@ -23,7 +23,7 @@ from gpuvec.creation import asarray
 from gpuvec.device_array import DeviceArray
 from gpuvec.kernels import _compile_errors, _module, _spec
 
-__all__ = ["BACKEND_CUDA", "BACKEND_HOST", "UserKernel"]
+__all__ = ["BACKEND_CUDA", "BACKEND_HOST", "UserKernel", "headers_text"]
 
 BACKEND_HOST = 0
 BACKEND_CUDA = 1
@@ -52,7 +52,8 @@ _headers_text: str | None = None
 _HOST_OPTIONS = ("-DGPUVEC_EMULATION=1", "-fopenmp-simd", "-funswitch-loops")
 
 
-def _headers() -> str:
+def headers_text() -> str:
+    """The text of the installed headers that compiled kernels are made of, for cache keys."""
     global _headers_text
     if _headers_text is None:
         folder = Path(_module._INCLUDE_DIR) / "gpuvec"
@@ -214,7 +215,7 @@ class UserKernel:
                 [*_module._NVRTC_OPTIONS, f"-I{_module._INCLUDE_DIR}", *self.options],
                 expressions,
                 self._compile_error,
-                header=_headers(),
+                header=headers_text(),
             )
             return _core.LoadedModule(BACKEND_CUDA, image=image), list(lowered)
         path = _module.compile_host(
@@ -224,7 +225,7 @@ class UserKernel:
             self._compile_error,
             key_names=list(entries),
             checked=False,
-            header=_headers(),
+            header=headers_text(),
         )
         return _core.LoadedModule(BACKEND_HOST, path=str(path)), list(entries)
 

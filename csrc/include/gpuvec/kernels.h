@@ -213,6 +213,21 @@ gpuvec_status gpuvec_nvrtc_compile(const char* path, const char* source, const c
                                    gpuvec_nvrtc_output* output);
 void gpuvec_nvrtc_output_free(gpuvec_nvrtc_output* output);
 
+/* gpuvec's own kernels on the CUDA backend (its elementwise ops, reductions
+ * and conversions) are compiled at their first use, one kernel at a time,
+ * for the device of the call: a build then compiles no kernel for a list of
+ * architectures, and a dtype or op that no one calls costs nothing. The
+ * compiler is the Python layer's, which `import gpuvec` registers: it
+ * compiles `source` with NVRTC, instantiating the one template that
+ * `name_expression` names, through the kernel cache on disk; loads the image;
+ * and returns the kernel, which must stay loaded for the life of the process.
+ * On failure it returns GPUVEC_ERROR_CALLBACK with its own error pending for
+ * the caller (a Python exception). It is called from the thread of the call
+ * that needs the kernel, which has released the GIL (the compiler takes it). */
+typedef gpuvec_status (*gpuvec_kernel_compiler)(const char* source, const char* name_expression,
+                                                gpuvec_kernel* kernel);
+gpuvec_status gpuvec_set_kernel_compiler(gpuvec_kernel_compiler compiler);
+
 #ifdef __cplusplus
 }
 #endif

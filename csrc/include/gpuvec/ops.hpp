@@ -57,6 +57,15 @@ GPUVEC_MATH_2(atan2)
 #undef GPUVEC_MATH_2
 }  // namespace math
 
+// A conversion or copy: the value itself, which the Operand it is read
+// through has converted from the stored dtype (no row of the op table).
+struct Identity {
+  template <class T>
+  GPUVEC_HD T operator()(T x) const {
+    return x;
+  }
+};
+
 // The binary elementwise family: out = a (op) b. One line per op, kept on one
 // line on purpose.
 // clang-format off

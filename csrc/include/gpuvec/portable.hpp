@@ -20,6 +20,9 @@ typedef long long int64_t;
 typedef unsigned long long uint64_t;
 typedef unsigned long long uintptr_t;
 typedef decltype(sizeof(0)) size_t;
+#ifndef INT64_MAX  // <stdint.h>'s, which argmin's identity uses
+#define INT64_MAX 0x7fffffffffffffffLL
+#endif
 // <math.h>'s INFINITY and NAN, which users' kernels write as in C (a
 // ReductionKernel's identity "-INFINITY"); NVRTC has no <math.h> to give them.
 #ifndef INFINITY

@@ -21,7 +21,9 @@ typedef enum gpuvec_status {
   GPUVEC_ERROR_NOT_BUILT = 4,        /* this build has no CUDA backend */
   GPUVEC_ERROR_INTERNAL = 5,         /* a bug in gpuvec: please report it */
   GPUVEC_ERROR_INDEX = 6,            /* a checked kernel indexed a pointer out of its bounds */
-  GPUVEC_ERROR_COMPILE = 7           /* a user's kernel did not compile: see the log */
+  GPUVEC_ERROR_COMPILE = 7,          /* a user's kernel did not compile: see the log */
+  GPUVEC_ERROR_CALLBACK = 8          /* the kernel compiler the caller registered failed
+                                        (gpuvec_set_kernel_compiler): its own error is pending */
 } gpuvec_status;
 
 /* CUDA's code for a launch with an invalid configuration (cudaErrorInvalidConfiguration).
