@@ -189,6 +189,50 @@ def test_the_output_positionally_or_as_out(backend, rng):
         AXPB(on(backend, a), 1.0, out, out=out)
 
 
+VIEWS = {
+    "contiguous": lambda a: a,
+    "reversed": lambda a: a[::-1, ::-2],
+    "fortran": np.asfortranarray,
+}
+
+
+@pytest.mark.parametrize("view", sorted(VIEWS))
+@pytest.mark.parametrize("numpy_out", [False, True])
+def test_an_operation_that_reads_its_output_starts_from_out(backend, rng, view, numpy_out):
+    # CuPy's in-out parameter: `y += x` adds to what out holds.
+    accumulate = gpuvec.ElementwiseKernel("T x", "T y", "y += x", "accumulate")
+    scale_add = gpuvec.ElementwiseKernel("T x, T a", "T y", "y = a * y + x", "scale_add")
+    y = VIEWS[view](random_array(rng, (9, 66), np.float64))
+    x = random_array(rng, y.shape, np.float64)
+    expected = y + x
+    out = y if numpy_out else on(backend, np.array(y))
+    assert accumulate(on(backend, x), out) is out
+    np.testing.assert_array_equal(host(out), expected)
+    scale_add(x, 0.5, out=out) if numpy_out else scale_add(on(backend, x), 0.5, out=out)
+    np.testing.assert_array_equal(host(out), 0.5 * expected + x)
+
+
+def test_an_operation_that_only_assigns_its_output_ignores_out_s_values(backend, rng):
+    copy = gpuvec.ElementwiseKernel("T x", "T y", "y = x", "copy_only")
+    nan_test = gpuvec.ElementwiseKernel("T x", "bool y", "y = x == x", "not_nan")
+    x = random_array(rng, 50, np.float32)
+    x[::7] = np.nan
+    out = poisoned(50, np.float32, backend)
+    copy(on(backend, x), out)
+    np.testing.assert_array_equal(host(out), x)
+    flags = poisoned(50, np.bool_, backend)
+    nan_test(on(backend, x), flags)
+    np.testing.assert_array_equal(host(flags), x == x)
+
+
+def test_which_operations_read_their_output():
+    assert not _map_source.reads("y = x * 2", "y")
+    assert _map_source.reads("y += x", "y")
+    assert _map_source.reads("y = y * x", "y")
+    assert _map_source.reads("bool b = y == 0; y = b ? x : 0", "y")
+    assert not _map_source.reads("yy = x; y = yy", "y")
+
+
 def test_eight_inputs(backend, rng):
     names = "abcdefgh"
     k = gpuvec.ElementwiseKernel(

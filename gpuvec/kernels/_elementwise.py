@@ -55,12 +55,15 @@ class ElementwiseKernel(UserKernel):
 
     Notes
     -----
+    The output starts as the out array's value when `out` is given and the
+    operation reads the output (``y += x``, as in CuPy), else as zero.
+
     Differences from CuPy's: the index ``i`` of the element and ``_ind``
     are not available in the operation, nor are ``raw`` parameters; there is
-    one output, which does not read the out array's previous values; and the
-    dtypes are gpuvec's (float32, float64, bool). An array must have its
-    parameter's dtype exactly (``TypeError`` otherwise); a number is
-    converted to its parameter's type. Up to 8 inputs.
+    one output; and the dtypes are gpuvec's (float32, float64, bool). An
+    array must have its parameter's dtype exactly (``TypeError``
+    otherwise); a number is converted to its parameter's type. Up to 8
+    inputs, 7 when the operation reads its output.
 
     Each type signature is compiled once, on its first call, and kept in the
     kernel cache on disk; a compile error raises :class:`gpuvec.CompileError`
@@ -86,6 +89,13 @@ class ElementwiseKernel(UserKernel):
     >>> square_diff(np.ones((2, 1)), np.arange(4.0), out=out)
     array([[1., 0., 1., 4.],
            [1., 0., 1., 4.]])
+
+    An operation that reads its output updates out in place:
+
+    >>> accumulate = gpuvec.ElementwiseKernel("T x", "T y", "y += x")
+    >>> y = np.full(4, 10.0)
+    >>> accumulate(np.arange(4.0), y)
+    array([10., 11., 12., 13.])
     """
 
     def __init__(
@@ -126,26 +136,49 @@ class ElementwiseKernel(UserKernel):
         args, out = self._arguments(args, out)
         in_dtypes, out_dtype, placeholders = self._types(args, out)
         backend = _core.backend_of_call(args, out)
-        kernel = self._kernel(backend, in_dtypes, out_dtype, placeholders)
         names = tuple(p.name for p in self.inputs)
+        # An operation that reads its output (`y += x`) starts from out's
+        # values, which it takes as one more input, as CuPy's does.
+        reads_out = out is not None and self._reads_output
+        if reads_out:
+            args, names = (*args, out), (*names, self.output.name)
+        kernel = self._kernel(backend, in_dtypes, out_dtype, placeholders, reads_out)
         return _core.map_call(kernel, args, names, out, stream)
 
     # -- compiling -------------------------------------------------------------------------------
 
-    def _kernel(self, backend, in_dtypes, out_dtype, placeholders) -> _core.MapKernel:
-        """The kernel compiled for one backend and signature (once per process)."""
-        key = (backend, tuple(in_dtypes), out_dtype, tuple(sorted(placeholders.items())))
+    @property
+    def _reads_output(self) -> bool:
+        return _map_source.reads(self.operation, self.output.name)
+
+    def _kernel(self, backend, in_dtypes, out_dtype, placeholders, reads_out) -> _core.MapKernel:
+        """The kernel compiled for one backend and signature (once per process).
+
+        With `reads_out`, the out array's old values are one more input, the last.
+        """
+        key = (
+            backend,
+            tuple(in_dtypes),
+            out_dtype,
+            tuple(sorted(placeholders.items())),
+            reads_out,
+        )
         kernel = self._compiled.get(key)
         if kernel is None:
+            names = [p.name for p in self.inputs]
+            if reads_out:
+                in_dtypes = [*in_dtypes, out_dtype]
+                names.append(_map_source.PREVIOUS)
             functor = _map_source.functor_source(
                 self.operation,
-                [p.name for p in self.inputs],
+                names,
                 in_dtypes,
                 self.output.name,
                 out_dtype,
                 placeholders,
                 self._source_name,
                 self.preamble,
+                _map_source.PREVIOUS if reads_out else None,
             )
             module, symbols = self._compile(
                 backend,

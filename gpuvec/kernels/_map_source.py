@@ -47,6 +47,7 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
+from gpuvec.kernels._lexer import tokenize
 from gpuvec.kernels._source import EMULATION_HEADER, GENERATED_NAME
 from gpuvec.kernels._spec import C_TYPES
 
@@ -54,14 +55,17 @@ __all__ = [
     "ENTRY",
     "FUNCTOR",
     "MAP_HEADER",
+    "PREVIOUS",
     "cuda_source",
     "functor_source",
     "host_source",
     "name_expressions",
+    "reads",
 ]
 
 MAP_HEADER = "gpuvec/map.hpp"
 FUNCTOR = "gpuvec_op"  # the functor's name in the generated source
+PREVIOUS = "gpuvec_previous"  # the input that carries the out array's old values
 ENTRY = "gpuvec_map_entry"  # the host library's exported entry
 
 
@@ -74,8 +78,14 @@ def functor_source(
     placeholders: Mapping[str, np.dtype],
     source_name: str,
     preamble: str = "",
+    previous: str | None = None,
 ) -> str:
-    """The functor that runs `operation`, with its lines reported under `source_name`."""
+    """The functor that runs `operation`, with its lines reported under `source_name`.
+
+    The output starts as zero, or, where `previous` names the last input, as
+    that input: the out array's old value, for an operation that reads it
+    (``y += x``).
+    """
     lines = []
     if preamble:
         lines += [f'#line 1 "{source_name}:preamble"', preamble]
@@ -83,9 +93,10 @@ def functor_source(
     lines += [f"  using {t} = {C_TYPES[d]};" for t, d in sorted(placeholders.items())]
     params = ", ".join(f"const {C_TYPES[d]} {n}" for n, d in zip(in_names, in_dtypes, strict=True))
     out_type = C_TYPES[out_dtype]
+    start = previous if previous is not None else f"{out_type}()"
     lines += [
         f"  GPUVEC_HD {out_type} operator()({params}) const {{",
-        f"    {out_type} {out_name} = {out_type}();",
+        f"    {out_type} {out_name} = {start};",
         f'#line 1 "{source_name}"',
         operation,
         ";",  # CuPy's operation needs no semicolon of its own
@@ -93,6 +104,24 @@ def functor_source(
     # The lines after the operation are gpuvec's again.
     lines += [f'#line {len(lines) + 2} "{GENERATED_NAME}"', f"    return {out_name};", "  }", "};"]
     return "\n".join(lines) + "\n"
+
+
+def reads(operation: str, name: str) -> bool:
+    """Whether `operation` may read variable `name` (not only assign it with ``=``).
+
+    Examples
+    --------
+    >>> reads("y = x", "y"), reads("y += x", "y"), reads("z = y == x", "y")
+    (False, True, True)
+    """
+    tokens = [t.text for t in tokenize(operation)]
+    for k, text in enumerate(tokens):
+        if text != name:
+            continue
+        assigned = tokens[k + 1 : k + 2] == ["="] and tokens[k + 2 : k + 3] != ["="]
+        if not assigned:
+            return True
+    return False
 
 
 def host_source(functor: str, in_dtypes: Sequence[np.dtype], out_dtype: np.dtype) -> str:
