@@ -1,6 +1,12 @@
 """The dtype policy: which inputs gpuvec takes and which dtype it computes in.
 
-gpuvec computes in float32 or float64. The result dtype is NumPy's
+A DeviceArray holds any real dtype but float16 (:data:`ARRAY_DTYPES`:
+float32, float64, bool, and the signed and unsigned integers of 8 to 64
+bits): ``to_device`` keeps the data's dtype, ``astype`` converts as NumPy's
+does, and users' kernels take every one of them (an ``int*`` parameter an
+int32 array).
+
+gpuvec's own ops compute in float32 or float64. The result dtype is NumPy's
 ``result_type`` of the inputs, mapped into those two, unless a precision
 or a ``dtype=`` says otherwise:
 
@@ -27,8 +33,10 @@ On the GPU the float64 <-> float32 cast is not a pass of its own: it happens
 in the copy that moves the data, while NumPy data is gathered into pinned
 staging memory on its way to the device, so float64 data for a float32 op
 crosses the bus as float32. (On the host backend, where nothing moves, the
-data is converted before the op reads it.) Other dtypes (ints, bools,
-float16) are converted by NumPy first.
+data is converted before the op reads it.) Integer data is converted the
+same way; NumPy converts host ints and float16 first. Arithmetic in the
+integer dtypes themselves, with NumPy's wraparound and promotion, is not
+there yet: ``gv.add`` of two int32 arrays gives float64, as the table says.
 
 Byte order is part of the dtype: a NumPy array in the other byte order
 (``">f8"`` on a little-endian machine) holds the same numbers as its
@@ -49,12 +57,13 @@ import numpy as np
 # (its _operands module), with the precision's state: they are re-exported
 # here, where the policy is documented.
 from gpuvec._core import (
+    ARRAY_DTYPE_NAMES,
     ARRAY_DTYPES,
     SUPPORTED_DTYPES,
     as_real_array,
+    check_array_dtype,
     check_dtype,
     native_byte_order,
-    native_dtype,
     pop_precision,
     precision_dtype,
     push_precision,
@@ -64,6 +73,7 @@ from gpuvec._core import (
 
 __all__ = [
     "ARRAY_DTYPES",
+    "ARRAY_DTYPE_NAMES",
     "SUPPORTED_DTYPES",
     "as_real_array",
     "check_array_dtype",
@@ -167,9 +177,6 @@ def precision(precision):
 def is_integer_dtype(dtype) -> bool:
     """Whether ``dtype`` names an integer dtype (int64, uint8, ...).
 
-    DeviceArrays hold no integers: where NumPy casts to one (``astype``,
-    ``sum``'s ``dtype=``), gpuvec rounds toward zero and keeps float64.
-
     Examples
     --------
     >>> is_integer_dtype(np.intp), is_integer_dtype("float32"), is_integer_dtype(None)
@@ -181,28 +188,6 @@ def is_integer_dtype(dtype) -> bool:
         return np.dtype(dtype).kind in "iu"
     except TypeError:
         return False  # not a dtype: the caller's own check names it
-
-
-def check_array_dtype(dtype) -> np.dtype:
-    """The dtype of a new DeviceArray: float32, float64 or bool (``">f8"`` is
-    float64: device data is in the machine's byte order).
-
-    Examples
-    --------
-    >>> check_array_dtype("bool")
-    dtype('bool')
-    >>> check_array_dtype(np.int32)
-    Traceback (most recent call last):
-        ...
-    TypeError: dtype must be float32, float64 or bool, got int32
-    """
-    try:
-        dt = native_dtype(np.dtype(dtype))
-    except TypeError:
-        raise TypeError(f"dtype must be float32, float64 or bool, got {dtype!r}") from None
-    if dt not in ARRAY_DTYPES:
-        raise TypeError(f"dtype must be float32, float64 or bool, got {dt}")
-    return dt
 
 
 def scalar_arg(value, name: str) -> float:

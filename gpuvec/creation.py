@@ -11,6 +11,7 @@ import sys
 import numpy as np
 
 from gpuvec import _backend, _core
+from gpuvec._dtypes import ARRAY_DTYPE_NAMES as _DTYPE_NAMES
 from gpuvec._dtypes import ARRAY_DTYPES, check_array_dtype
 from gpuvec.device_array import DeviceArray, _c_strides
 from gpuvec.streams import Stream, stream_handle
@@ -94,7 +95,12 @@ def full(shape, fill_value, dtype=None, *, stream: Stream | None = None) -> Devi
     dtype = _dtype_arg(dtype)
     result = empty(shape, dtype, stream=stream)
     if result.size:
-        _core.copy_into(result, np.asarray(fill_value, dtype)[()])
+        value = np.asarray(fill_value, dtype)[()]
+        if dtype.kind in "iu" and float(value) != int(value):
+            # A fill's number travels as a double: one beyond its 53 bits comes
+            # from a one-element array instead, broadcast.
+            value = to_device(np.asarray(value, dtype), stream=stream)
+        _core.copy_into(result, value)
     return result
 
 
@@ -129,10 +135,12 @@ def arange(start, stop=None, step=1, dtype=None, *, stream: Stream | None = None
     --------
     >>> import gpuvec
     >>> gpuvec.arange(1, 7, 2).to_host()
-    array([1., 3., 5.])
+    array([1, 3, 5])
+    >>> gpuvec.arange(0, 1, 0.25).to_host()
+    array([0.  , 0.25, 0.5 , 0.75])
     """
-    values = np.arange(start, stop, step)
-    return to_device(values, dtype=_dtype_arg(dtype), stream=stream)
+    dtype = None if dtype is None else check_array_dtype(dtype)
+    return to_device(np.arange(start, stop, step, dtype=dtype), stream=stream)
 
 
 def empty_like(a, dtype=None, *, stream: Stream | None = None) -> DeviceArray:
@@ -180,7 +188,7 @@ def _device_of(a):
 
 def _like_dtype(a) -> np.dtype:
     dtype = np.dtype(a.dtype)
-    return dtype if dtype in (np.float32, np.float64, np.bool_) else np.dtype(np.float64)
+    return dtype if dtype in ARRAY_DTYPES else np.dtype(np.float64)
 
 
 def to_device(x, dtype=None, *, stream: Stream | None = None) -> DeviceArray:
@@ -190,9 +198,10 @@ def to_device(x, dtype=None, *, stream: Stream | None = None) -> DeviceArray:
     ----------
     x : array_like
         Anything NumPy can turn into a real array.
-    dtype : {numpy.float32, numpy.float64}, optional
-        The device array's dtype; by default float32 for float32 input and
-        float64 otherwise (see the dtype policy).
+    dtype : dtype, optional
+        The device array's dtype (any real dtype but float16); by default
+        ``x``'s own, float32 for float16 and float64 for what NumPy makes
+        of a list of Python numbers.
     stream : gpuvec.Stream, optional
         The stream to copy on.
 
@@ -210,9 +219,8 @@ def to_device(x, dtype=None, *, stream: Stream | None = None) -> DeviceArray:
     """
     if isinstance(x, DeviceArray):
         return x if dtype is None or np.dtype(dtype) == x.dtype else x.astype(dtype)
-    # The upload gathers strided data into C order and converts float64 <->
-    # float32 in the one pass that copies it to pinned memory; other dtypes
-    # (ints, bools, float16) are converted to the result dtype first.
+    # The upload gathers strided data into C order and converts the dtype in
+    # the one pass that copies it to pinned memory.
     return _core.to_device(x, dtype, stream)
 
 
@@ -220,7 +228,7 @@ def _from_cuda_array_interface(obj) -> DeviceArray:
     cai = obj.__cuda_array_interface__
     dtype = np.dtype(cai["typestr"])
     if dtype not in ARRAY_DTYPES:
-        raise TypeError(f"the array has dtype {dtype}; gpuvec works on float32, float64 and bool")
+        raise TypeError(f"the array has dtype {dtype}; gpuvec holds {_DTYPE_NAMES}")
     if cai.get("mask") is not None:
         raise TypeError("masked arrays are not supported")
     shape = tuple(cai["shape"])
@@ -253,9 +261,7 @@ def from_dlpack(obj) -> DeviceArray:
     if _backend.backend() == "host":
         array = np.from_dlpack(obj)
         if array.dtype not in ARRAY_DTYPES:
-            raise TypeError(
-                f"the array has dtype {array.dtype}; gpuvec works on float32, float64 and bool"
-            )
+            raise TypeError(f"the array has dtype {array.dtype}; gpuvec holds {_DTYPE_NAMES}")
         return DeviceArray._from_host_array(array)
     device_type, _ = obj.__dlpack_device__()
     if device_type != _core.DLPACK_CUDA:
@@ -270,7 +276,8 @@ def from_dlpack(obj) -> DeviceArray:
     dtype = _DLPACK_DTYPES.get((code, bits, lanes))
     if dtype is None:
         raise TypeError(
-            f"the array's DLPack dtype (code {code}, {bits} bits) is not float32, float64 or bool"
+            f"the array's DLPack dtype (code {code}, {bits} bits, {lanes} lanes) is none of "
+            f"gpuvec's: {_DTYPE_NAMES}"
         )
     itemsize = bits // 8
     strides = (
@@ -280,10 +287,10 @@ def from_dlpack(obj) -> DeviceArray:
 
 
 # The DLPack dtypes gpuvec takes: (code, bits, lanes) -> NumPy dtype.
+_DLPACK_KINDS = {"f": _core.DLPACK_FLOAT, "i": _core.DLPACK_INT, "u": _core.DLPACK_UINT}
 _DLPACK_DTYPES = {
-    (_core.DLPACK_FLOAT, 32, 1): np.dtype(np.float32),
-    (_core.DLPACK_FLOAT, 64, 1): np.dtype(np.float64),
-    (_core.DLPACK_BOOL, 8, 1): np.dtype(np.bool_),
+    (_DLPACK_KINDS.get(dtype.kind, _core.DLPACK_BOOL), 8 * dtype.itemsize, 1): dtype
+    for dtype in ARRAY_DTYPES
 }
 
 
@@ -323,7 +330,7 @@ def asnumpy(x) -> np.ndarray:
     --------
     >>> import gpuvec
     >>> gpuvec.asnumpy(gpuvec.arange(3))
-    array([0., 1., 2.])
+    array([0, 1, 2])
     """
     return x.to_host() if isinstance(x, DeviceArray) else np.asarray(x)
 

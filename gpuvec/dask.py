@@ -87,11 +87,12 @@ def to_device(x, dtype=None):
     ----------
     x : dask.array.Array
         Any real dtype, with NumPy chunks (or DeviceArrays, kept as they are).
-    dtype : {numpy.float32, numpy.float64}, optional
-        The chunks' dtype on the device; by default gpuvec's dtype policy:
-        float32 and bool stay, other dtypes become float64. It is decided
-        here, so a :func:`gpuvec.precision` in force where the chunks are
-        computed does not change it.
+    dtype : dtype, optional
+        The chunks' dtype on the device (one that a DeviceArray holds); by
+        default :func:`gpuvec.to_device`'s: bools and integers keep theirs,
+        floats take the dtype policy's. It is decided here, so a
+        :func:`gpuvec.precision` in force where the chunks are computed does
+        not change it.
 
     Returns
     -------
@@ -104,7 +105,7 @@ def to_device(x, dtype=None):
     Raises
     ------
     TypeError
-        ``x`` is not a Dask array, or ``dtype`` is not float32 or float64.
+        ``x`` is not a Dask array, or ``dtype`` is not one a DeviceArray holds.
 
     Examples
     --------

@@ -18,7 +18,7 @@ from numpy.exceptions import AxisError
 from numpy.lib.stride_tricks import as_strided
 
 from gpuvec import _core
-from gpuvec._dtypes import as_real_array, check_array_dtype, is_integer_dtype, scalar_arg
+from gpuvec._dtypes import as_real_array, check_array_dtype, scalar_arg
 from gpuvec._table import ELEMENTWISE
 from gpuvec.device import Device
 
@@ -562,23 +562,22 @@ class DeviceArray(_core.ArrayFields):
         return self.astype(self._dtype)
 
     def astype(self, dtype) -> DeviceArray:
-        """A copy converted to float32, float64 or bool (true where nonzero).
+        """A copy converted to `dtype`, as NumPy's ``astype`` converts.
 
-        An integer dtype (``np.int64``, ...) gives whole numbers, rounded
-        toward zero as NumPy's cast does, held in float64: DeviceArrays hold
-        no integers. They are exact up to 2**53; values that no integer
-        dtype can hold (NaN, inf, or beyond its range) stay as they are,
-        where NumPy's cast gives undefined values.
+        A bool is true where the value is nonzero (NaN too); a float becomes
+        an integer rounded toward zero; integers wrap around. A NaN, an
+        infinity or a float out of the integer dtype's range, for which
+        NumPy warns "invalid value encountered in cast", gives what NumPy
+        gives on x86-64, on both backends.
 
         Examples
         --------
         >>> import numpy as np, gpuvec
         >>> gpuvec.to_device(np.array([-1.5, 0.5, 2.7])).astype(np.int64)
-        DeviceArray([-1.,  0.,  2.], dtype=float64)
+        DeviceArray([-1,  0,  2], dtype=int64)
+        >>> gpuvec.to_device(np.array([255, 256, -1])).astype(np.uint8)
+        DeviceArray([255,   0, 255], dtype=uint8)
         """
-        if is_integer_dtype(dtype):
-            whole = _OP["trunc"]
-            return _core.elementwise(whole, (self,), _X, None, np.float64, None, self._stream)
         result = _core.new_array(
             self._shape, check_array_dtype(dtype), self._stream, device=self._device
         )
@@ -593,7 +592,7 @@ class DeviceArray(_core.ArrayFields):
         >>> import gpuvec
         >>> m = gpuvec.arange(6).reshape(2, 3)
         >>> m.ravel().shape, m.T.ravel().to_host()
-        ((6,), array([0., 3., 1., 4., 2., 5.]))
+        ((6,), array([0, 3, 1, 4, 2, 5]))
         """
         source = self if self.is_c_contiguous else self.copy()
         return source.reshape(-1)
@@ -689,11 +688,11 @@ class DeviceArray(_core.ArrayFields):
     def _scalar(self):
         if self._size != 1:
             raise TypeError(f"only one-element arrays convert to Python scalars, not {self.shape}")
-        owner, itemsize = self._owner, self._dtype.itemsize
+        owner = self._owner
         if type(owner) is _core.ResultSlot:  # the GPU wrote it to host memory
-            return owner.read(itemsize, 0 if self._stream is None else self._stream.handle)
+            return owner.read(self._dtype, 0 if self._stream is None else self._stream.handle)
         if self._host is None:  # one small copy through pinned memory, on the array's device
-            return _core.read_scalar(self._address, itemsize, self._stream_handle, self._device)
+            return _core.read_scalar(self._address, self._dtype, self._stream_handle, self._device)
         return self._host.reshape(())[()]
 
     def __float__(self) -> float:
@@ -983,7 +982,7 @@ class DeviceArray(_core.ArrayFields):
             itemsize,
             _core.DLPACK_CUDA,
             source._device,
-            self._dtype == np.bool_,
+            _DLPACK_CODES[self._dtype.kind],
         )
 
 
@@ -1015,6 +1014,15 @@ def _unpickle(data: np.ndarray) -> DeviceArray:
     # An explicit float dtype, so that a precision set where it is loaded
     # cannot change it; bool data stays bool without one.
     return _core.to_device(data, None if data.dtype == np.bool_ else data.dtype)
+
+
+# DLPack's type code of each dtype kind a DeviceArray holds.
+_DLPACK_CODES = {
+    "f": _core.DLPACK_FLOAT,
+    "i": _core.DLPACK_INT,
+    "u": _core.DLPACK_UINT,
+    "b": _core.DLPACK_BOOL,
+}
 
 
 def _is_bool_operand(value) -> bool:

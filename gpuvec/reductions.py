@@ -128,10 +128,11 @@ def _whole_numbers(x, dtype, stream):
     """``x`` and ``dtype`` for a sum or product with NumPy's integer ``dtype=``.
 
     NumPy casts each element to the integer dtype (rounding toward zero) and
-    reduces in it. DeviceArrays hold no integers, so float input is rounded
-    toward zero on its own device (:func:`gpuvec.trunc`), and the whole
-    numbers are reduced in float64; bool and integer input are whole numbers
-    already. Any other ``dtype`` is returned as it is.
+    reduces in it. gpuvec's reductions compute in float32 or float64, so
+    float input is rounded toward zero on its own device
+    (:func:`gpuvec.trunc`), and the whole numbers are reduced in float64;
+    bool and integer input are whole numbers already. Any other ``dtype`` is
+    returned as it is.
     """
     if not is_integer_dtype(dtype):
         return x, dtype

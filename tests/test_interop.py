@@ -40,7 +40,7 @@ def test_host_backend_shares_memory_with_numpy(backend, rng):
 
 def test_cuda_array_interface_export(backend):
     cuda_only(backend)
-    d = gpuvec.arange(12).reshape(3, 4)[:, ::2]
+    d = gpuvec.arange(12.0).reshape(3, 4)[:, ::2]
     cai = d.__cuda_array_interface__
     assert cai["version"] == 3
     assert cai["shape"] == (3, 2)
@@ -120,10 +120,15 @@ def test_numba_kernel_runs_on_a_gpuvec_array(backend, rng):
     np.testing.assert_array_equal(d.to_host(), np.float32(3.0) * x)
 
 
-def test_foreign_dtypes_are_refused(backend):
+def test_integer_arrays_are_shared_and_other_dtypes_refused(backend):
     cuda_only(backend)
     cp = pytest.importorskip("cupy")
-    with pytest.raises(TypeError, match="int32"):
-        gpuvec.asarray(cp.arange(3, dtype=cp.int32))
-    with pytest.raises(TypeError, match="int32"):
-        gpuvec.add(cp.arange(3, dtype=cp.int32), 1.0)
+    ints = cp.arange(-3, 3, dtype=cp.int32)
+    shared = gpuvec.asarray(ints)
+    assert shared.dtype == np.int32
+    np.testing.assert_array_equal(shared.to_host(), np.arange(-3, 3))
+    np.testing.assert_array_equal(gpuvec.add(ints, 1.0).to_host(), np.arange(-3, 3) + 1.0)
+    with pytest.raises(TypeError, match="float16"):
+        gpuvec.asarray(cp.arange(3, dtype=cp.float16))
+    with pytest.raises(TypeError, match="float16"):
+        gpuvec.add(cp.arange(3, dtype=cp.float16), 1.0)

@@ -493,14 +493,17 @@ def test_tensordot_of_mismatched_shapes_is_numpys_error(backend, rng):
 def test_asarray_and_array_like_a_device_array(backend, dtype):
     """NEP 35's like=: Dask makes arrays of its chunks' type this way."""
     d = gpuvec.ones(2, dtype=np.float32)
-    expected = np.array([[1.0, 2.0]], dtype or np.float64)
+    integers = np.array([[1, 2]], dtype)  # NumPy's dtype: int64 for a list of ints
     made = [
-        np.asarray([[1, 2]], dtype=dtype, like=d),
-        np.array([[1, 2]], dtype=dtype, like=d),
-        np.array([1, 2], dtype=dtype, ndmin=2, like=d),
-        np.array(np.array([[1.0, 2.0]]), dtype=dtype, copy=True, like=d),
+        (np.asarray([[1, 2]], dtype=dtype, like=d), integers),
+        (np.array([[1, 2]], dtype=dtype, like=d), integers),
+        (np.array([1, 2], dtype=dtype, ndmin=2, like=d), integers),
+        (
+            np.array(np.array([[1.0, 2.0]]), dtype=dtype, copy=True, like=d),
+            np.array([[1.0, 2.0]], dtype or np.float64),
+        ),
     ]
-    for result in made:
+    for result, expected in made:
         check(result, expected)
     assert np.asarray([], like=d).shape == (0,)
     assert np.array([], ndmin=3, like=d).shape == (1, 1, 0)

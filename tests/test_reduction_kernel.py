@@ -252,7 +252,7 @@ def test_preamble_and_placeholder_in_expressions(backend, rng):
         (("float32 x", "float32 y", "x", "a + b", 3, "0"), TypeError, "post_map_expr"),
         (("float32 x", "float32 y", "x", "a + b", "y = a", 0), TypeError, "identity"),
         (("float32 x", "float32 a", "x", "a + b", "a = a", "0"), ValueError, "out_params"),
-        (("int32 x", "float32 y", "x", "a + b", "y = a", "0"), ValueError, "'x'"),
+        (("float16 x", "float32 y", "x", "a + b", "y = a", "0"), ValueError, "'x'"),
         (("float32 x, float32 x", "float32 y", "x", "a + b", "y = a", "0"), ValueError, "'x'"),
         (("raw float32 x", "float32 y", "x", "a + b", "y = a", "0"), NotImplementedError, "raw"),
     ],

@@ -60,6 +60,10 @@ void check_config(const gpuvec_kernel_config& c) {
   if (g.x == 0 || g.y == 0 || g.z == 0) {
     throw_invalid_configuration("grid " + dims(g) + " has a zero dimension");
   }
+  if (!(c.timeout >= 0 && c.timeout < 1e300)) {  // false for NaN too
+    throw_invalid_argument("timeout must be a finite number of seconds, 0 or more, got " +
+                           std::to_string(c.timeout));
+  }
   if (g.x > 2147483647u || g.y > 65535 || g.z > 65535) {
     throw_invalid_configuration("grid " + dims(g) +
                                 " exceeds the limits (2147483647, 65535, 65535)");

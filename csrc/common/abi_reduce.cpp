@@ -39,15 +39,9 @@ struct Call {
   gpuvec_stream stream;
 };
 
-// x and y: float data, or bool, which is converted to the compute dtype
-// where that is a float.
-void check_input_dtype(const Named& a) {
-  const gpuvec_dtype has = a.array->dtype;
-  if (!is_float(has) && has != GPUVEC_BOOL) {
-    throw_invalid_argument(a.name() + " has dtype " + dtype_name(has) +
-                           "; float32, float64 or bool was expected");
-  }
-}
+// x and y: of any dtype, which is converted to the compute dtype where it
+// differs (bool stays bool for the rows that count nonzero elements).
+void check_input_dtype(const Named& a) { check_value_dtype(a); }
 
 // What the boundary does by op, from the traits column of its row
 // (gpuvec/op_table.h): ops without a value for an empty row (no_empty); the

@@ -46,10 +46,8 @@ void copy_array(const gpuvec_array& out, const gpuvec_array& in, gpuvec_memory m
     Operand<From> x{nullptr, From{}};
     if (!scalar) {
       x.p = static_cast<const From*>(in.data) + L.offset[1];
-    } else if constexpr (std::is_same_v<From, bool>) {
-      x.value = in.scalar != 0;
     } else {
-      x.value = static_cast<From>(in.scalar);
+      x.value = convert<From>(in.scalar);
     }
     if (memory == GPUVEC_MEMORY_DEVICE) {
       cuda::cast<To, From>(L, o, x, stream);

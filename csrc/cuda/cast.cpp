@@ -12,7 +12,7 @@ namespace gpuvec::cuda {
 
 template <class To, class From>
 void cast(const Layout<2>& L, To* out, Operand<From> x, gpuvec_stream stream) {
-  const Operand<To, From> converting{x.p, static_cast<To>(x.value)};
+  const Operand<To, From> converting{x.p, convert<To>(x.value)};
   map(
       L, ops::Identity{}, [] { return std::string("gpuvec::ops::Identity"); }, out, 0, stream,
       converting);

@@ -68,6 +68,7 @@ void launch_map(void* kernel, const MapPlan& plan, const void* layout, int64_t s
       {static_cast<uint32_t>(tiles(plan.work, threads)), 1, 1},
       {static_cast<uint32_t>(threads), 1, 1},
       0,
+      0.0,
   };
   launch_kernel(kernel, config, params, stream);
 }
@@ -97,7 +98,7 @@ void launch_map_reduce(void* const* kernels, const ReducePlan& plan, const void*
                for (int k = 0; k < n_inputs; ++k) params[count++] = const_cast<void**>(in + k);
              }
              const gpuvec_kernel_config config{
-                 {grid.x, grid.y, 1}, {static_cast<uint32_t>(plan.threads), 1, 1}, 0};
+                 {grid.x, grid.y, 1}, {static_cast<uint32_t>(plan.threads), 1, 1}, 0, 0.0};
              launch_kernel(kernels[static_cast<int>(kernel)], config, params, stream);
            });
 }

@@ -74,14 +74,20 @@ template <>
 inline const char* type_name<bool>() {
   return "bool";
 }
-template <>
-inline const char* type_name<uint8_t>() {
-  return "uint8_t";
-}
-template <>
-inline const char* type_name<int64_t>() {
-  return "int64_t";
-}
+#define GPUVEC_TYPE_NAME(type)           \
+  template <>                            \
+  inline const char* type_name<type>() { \
+    return #type;                        \
+  }
+GPUVEC_TYPE_NAME(int8_t)
+GPUVEC_TYPE_NAME(int16_t)
+GPUVEC_TYPE_NAME(int32_t)
+GPUVEC_TYPE_NAME(int64_t)
+GPUVEC_TYPE_NAME(uint8_t)
+GPUVEC_TYPE_NAME(uint16_t)
+GPUVEC_TYPE_NAME(uint32_t)
+GPUVEC_TYPE_NAME(uint64_t)
+#undef GPUVEC_TYPE_NAME
 
 // gpuvec::Operand<T, S>: an input computed in T and stored as S.
 template <class T, class S>

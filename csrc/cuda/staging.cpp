@@ -158,9 +158,9 @@ void gather(const Layout<1>& L, const From* src, int64_t begin, int64_t end, To*
     if (L.contiguous() && std::is_same_v<To, From>) {
       std::memcpy(out, src + lo, (hi - lo) * sizeof(To));
     } else if (L.contiguous()) {
-      for (int64_t i = lo; i < hi; ++i) *out++ = static_cast<To>(src[i]);
+      for (int64_t i = lo; i < hi; ++i) *out++ = convert<To>(src[i]);
     } else {
-      walk(L, lo, hi, [&](const int64_t(&off)[1]) { *out++ = static_cast<To>(src[off[0]]); });
+      walk(L, lo, hi, [&](const int64_t(&off)[1]) { *out++ = convert<To>(src[off[0]]); });
     }
   });
 }
@@ -173,9 +173,9 @@ void scatter(const Layout<1>& L, const From* src, int64_t begin, int64_t end, To
     if (L.contiguous() && std::is_same_v<To, From>) {
       std::memcpy(dst + lo, in, (hi - lo) * sizeof(To));
     } else if (L.contiguous()) {
-      for (int64_t i = lo; i < hi; ++i) dst[i] = static_cast<To>(*in++);
+      for (int64_t i = lo; i < hi; ++i) dst[i] = convert<To>(*in++);
     } else {
-      walk(L, lo, hi, [&](const int64_t(&off)[1]) { dst[off[0]] = static_cast<To>(*in++); });
+      walk(L, lo, hi, [&](const int64_t(&off)[1]) { dst[off[0]] = convert<To>(*in++); });
     }
   });
 }
@@ -438,7 +438,7 @@ void staged_elementwise(gpuvec_op op, const double* params, gpuvec_dtype compute
     using T = decltype(zero);
     with_dtype(out.dtype, [&](auto result) {
       using Result = decltype(result);
-      constexpr bool kComputes = !std::is_same_v<T, int64_t>;
+      constexpr bool kComputes = std::is_floating_point_v<T> || std::is_same_v<T, bool>;
       if constexpr (kComputes && (std::is_same_v<Result, T> || std::is_same_v<Result, bool>)) {
         switch (n_inputs) {
           case 1:

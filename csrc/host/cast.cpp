@@ -1,23 +1,15 @@
 // Conversions, strided copies and fills on the host backend.
 #include "../kit/backends.hpp"
+#include "gpuvec/ops.hpp"
 #include "map.hpp"
 
 namespace gpuvec::host {
-namespace {
 
-template <class To>
-struct Convert {
-  template <class From>
-  To operator()(From x) const {
-    return static_cast<To>(x);
-  }
-};
-
-}  // namespace
-
+// The identity over an Operand that converts as it reads (convert<To>).
 template <class To, class From>
 void cast(const Layout<2>& L, To* out, Operand<From> x, gpuvec_stream) {
-  map(L, Convert<To>{}, out, x);
+  const Operand<To, From> converting{x.p, convert<To>(x.value)};
+  map(L, ops::Identity{}, out, converting);
 }
 
 #define GPUVEC_INSTANTIATE(To, From) \

@@ -29,9 +29,7 @@ void elementwise(gpuvec_op op, const Layout<Arity + 1>& L, void* out,
 
 GPUVEC_INPUT_TYPES(GPUVEC_INSTANTIATE_ELEMENTWISE_ALL)
 
-void run_map(void* entry, const void* layout, int64_t size, void* out, const void* const* in) {
-  const auto run = reinterpret_cast<MapEntry>(entry);
-  parallel_ranges(size, [&](int64_t begin, int64_t end) { run(layout, out, in, begin, end); });
-}
+// run_map, a user's ElementwiseKernel, is in emulation/entries.cpp: it runs
+// the user's code inside the emulation's sandbox.
 
 }  // namespace gpuvec::host

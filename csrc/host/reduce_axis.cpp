@@ -397,12 +397,8 @@ void dot(const Layout<2>& layout, const T* x, const T* y, T* result, int, gpuvec
   reduce_tiles_on_host(OwnHost{}, ReduceLayout<2>{Layout<3>{}, layout}, r::Dot{}, result, x, y);
 }
 
-void run_map_reduce(void* entry, const void* layout, void* out, const void* const* in) {
-  const HostReduceCall call{layout, out, in, run_items};
-  if (reinterpret_cast<ReduceEntry>(entry)(&call) != 0) {
-    throw Error(GPUVEC_ERROR_OUT_OF_MEMORY, "out of host memory for a reduction's states");
-  }
-}
+// run_map_reduce, a user's ReductionKernel, is in emulation/entries.cpp: it
+// runs the user's code inside the emulation's sandbox.
 
 template void reduce<float>(gpuvec_reduce_op, const Layout<2>&, const Layout<1>&, const float*,
                             void*, double, int64_t, int, gpuvec_stream);

@@ -70,20 +70,32 @@ namespace gpuvec {
   GPUVEC_INSTANTIATE_ELEMENTWISE(T, S, 2)        \
   GPUVEC_INSTANTIATE_ELEMENTWISE(T, S, 3)
 
-// The (To, From) pairs that cast is compiled for: conversions between the
-// float types and bool (a bool is 0 or 1; a float is true when nonzero, NaN
-// included), and copies of every dtype.
-#define GPUVEC_CAST_TYPES(X) \
-  X(float, float)            \
-  X(float, double)           \
-  X(double, float)           \
-  X(double, double)          \
-  X(float, bool)             \
-  X(double, bool)            \
-  X(bool, float)             \
-  X(bool, double)            \
-  X(int64_t, int64_t)        \
-  X(bool, bool)
+// The (To, From) pairs that cast is compiled for: every pair of dtypes
+// (gpuvec/operand.hpp's convert says how each converts).
+#define GPUVEC_CAST_FROM_EACH(X, To) \
+  X(To, float)                       \
+  X(To, double)                      \
+  X(To, bool)                        \
+  X(To, int8_t)                      \
+  X(To, int16_t)                     \
+  X(To, int32_t)                     \
+  X(To, int64_t)                     \
+  X(To, uint8_t)                     \
+  X(To, uint16_t)                    \
+  X(To, uint32_t)                    \
+  X(To, uint64_t)
+#define GPUVEC_CAST_TYPES(X)         \
+  GPUVEC_CAST_FROM_EACH(X, float)    \
+  GPUVEC_CAST_FROM_EACH(X, double)   \
+  GPUVEC_CAST_FROM_EACH(X, bool)     \
+  GPUVEC_CAST_FROM_EACH(X, int8_t)   \
+  GPUVEC_CAST_FROM_EACH(X, int16_t)  \
+  GPUVEC_CAST_FROM_EACH(X, int32_t)  \
+  GPUVEC_CAST_FROM_EACH(X, int64_t)  \
+  GPUVEC_CAST_FROM_EACH(X, uint8_t)  \
+  GPUVEC_CAST_FROM_EACH(X, uint16_t) \
+  GPUVEC_CAST_FROM_EACH(X, uint32_t) \
+  GPUVEC_CAST_FROM_EACH(X, uint64_t)
 
 namespace host {
 GPUVEC_BACKEND_FUNCTIONS

@@ -41,6 +41,7 @@ namespace gpuvec {
 // The element types the functions are compiled for.
 #define GPUVEC_SELECT_BITS(X) \
   X(uint8_t)                  \
+  X(uint16_t)                 \
   X(uint32_t)                 \
   X(uint64_t)
 
@@ -61,6 +62,8 @@ void with_bits(size_t size, Body&& body) {
   switch (size) {
     case 1:
       return body(uint8_t{});
+    case 2:
+      return body(uint16_t{});
     case 4:
       return body(uint32_t{});
     case 8:

@@ -55,6 +55,8 @@ from gpuvec._core._dlpack import (
     DLPACK_CPU,
     DLPACK_CUDA,
     DLPACK_FLOAT,
+    DLPACK_INT,
+    DLPACK_UINT,
     DLPackImport,
     from_dlpack_capsule,
     to_dlpack,
@@ -98,11 +100,13 @@ from gpuvec._core._memory import (
     transfer_counts,
 )
 from gpuvec._core._operands import (
+    ARRAY_DTYPE_NAMES,
     ARRAY_DTYPES,
     MAX_NDIM,
     SUPPORTED_DTYPES,
     ArrayFields,
     as_real_array,
+    check_array_dtype,
     check_dtype,
     native_byte_order,
     native_dtype,

@@ -54,6 +54,13 @@ cdef extern from "gpuvec/gpuvec.h" nogil:
         GPUVEC_FLOAT64
         GPUVEC_INT64
         GPUVEC_BOOL
+        GPUVEC_INT8
+        GPUVEC_INT16
+        GPUVEC_INT32
+        GPUVEC_UINT8
+        GPUVEC_UINT16
+        GPUVEC_UINT32
+        GPUVEC_UINT64
 
     ctypedef enum gpuvec_memory:
         GPUVEC_MEMORY_HOST
@@ -143,6 +150,7 @@ cdef extern from "gpuvec/kernels.h" nogil:
         gpuvec_dim3 grid
         gpuvec_dim3 block
         size_t shared_mem
+        double timeout
 
     ctypedef struct gpuvec_kernel_attributes:
         int max_threads_per_block

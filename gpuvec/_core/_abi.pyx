@@ -219,7 +219,7 @@ cdef int raise_status(gpuvec_status status) except -1 nogil:
         raise error_from_status(status)
 
 
-# -- gpuvec's own kernels, compiled at first use ---------------------------------------------------
+# -- gpuvec's own kernels, compiled at first use ----------------------------------------------
 #
 # The CUDA backend compiles each of its kernels when a call first needs it
 # (csrc/cuda/own_kernels.hpp), through the compiler registered below. That is

@@ -22,7 +22,7 @@ from gpuvec._core._streams cimport stream_handle
 
 import numpy as np
 
-from gpuvec._core._operands import result_dtype
+from gpuvec._core._operands import ARRAY_DTYPES, check_array_dtype, result_dtype
 from gpuvec._core._results import new_array
 
 cnp.import_array()
@@ -108,20 +108,24 @@ def copy_into(target, source):
 
 
 def to_device(array, dtype=None, stream=None):
-    """A new DeviceArray holding a copy of host data (anything NumPy takes)."""
+    """A new DeviceArray holding a copy of host data (anything NumPy takes),
+    of `dtype` (check_array_dtype's). By default bools and integers keep
+    their dtype, and floats take the policy's (result_dtype: their own, the
+    precision's where one is set, float32 for float16)."""
     array = as_real_array(array, "x")
-    if array.dtype == BOOL and dtype is None:
-        compute = BOOL  # bool data stays bool, as NumPy's does
+    held = native_dtype(array.dtype)
+    if dtype is not None:
+        target = check_array_dtype(dtype)
+    elif held.kind == "f":
+        target = result_dtype(array)
     else:
-        compute = result_dtype(array, dtype=dtype)
-    if array.dtype != compute and (array.dtype.kind not in "f"
-                                   or array.dtype.itemsize not in (4, 8)):
-        array = array.astype(compute)
-    result = new_array(array.shape, compute, stream)
-    if (<ArrayFields>result)._host is not None:
-        (<ArrayFields>result)._host[...] = array
-    else:
-        copy(result, array)
+        target = held
+    if held not in ARRAY_DTYPES:
+        array = array.astype(target)  # float16: NumPy converts it
+    result = new_array(array.shape, target, stream)
+    # Converted by gpuvec on either backend (never by NumPy, whose values for
+    # what an integer dtype cannot hold depend on the processor).
+    copy(result, array)
     return result
 
 

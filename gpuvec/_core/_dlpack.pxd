@@ -4,5 +4,7 @@
 cdef enum:
     kDLCPU = 1  # DLDeviceType
     kDLCUDA = 2
-    kDLFloat = 2  # DLDataTypeCode
+    kDLInt = 0  # DLDataTypeCode
+    kDLUInt = 1
+    kDLFloat = 2
     kDLBool = 6

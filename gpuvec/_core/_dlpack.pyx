@@ -28,6 +28,8 @@ __all__ = [
     "DLPACK_CPU",
     "DLPACK_CUDA",
     "DLPACK_FLOAT",
+    "DLPACK_INT",
+    "DLPACK_UINT",
     "DLPackImport",
     "from_dlpack_capsule",
     "to_dlpack",
@@ -75,6 +77,8 @@ cdef extern from *:
 
 DLPACK_CPU = kDLCPU
 DLPACK_CUDA = kDLCUDA
+DLPACK_INT = kDLInt
+DLPACK_UINT = kDLUInt
 DLPACK_FLOAT = kDLFloat
 DLPACK_BOOL = kDLBool
 
@@ -99,11 +103,12 @@ cdef void _capsule_destructor(object capsule) noexcept:
 
 
 def to_dlpack(owner, uintptr_t address, tuple shape, tuple strides, int itemsize,
-              int device_type, int device_id, bint is_bool=False):
+              int device_type, int device_id, int code=kDLFloat):
     """A "dltensor" capsule viewing memory that `owner` keeps alive.
 
     `strides` count elements; `address` is that of element (0, ..., 0).
-    The elements are floats of `itemsize` bytes, or bools when `is_bool`.
+    The elements are of DLPack's type `code` (DLPACK_FLOAT, DLPACK_INT,
+    DLPACK_UINT or DLPACK_BOOL) and `itemsize` bytes.
     """
     cdef _Export* export = <_Export*>malloc(sizeof(_Export))
     cdef int d
@@ -113,7 +118,7 @@ def to_dlpack(owner, uintptr_t address, tuple shape, tuple strides, int itemsize
     export.managed.dl_tensor.device.device_type = device_type
     export.managed.dl_tensor.device.device_id = device_id
     export.managed.dl_tensor.ndim = len(shape)
-    export.managed.dl_tensor.dtype.code = kDLBool if is_bool else kDLFloat
+    export.managed.dl_tensor.dtype.code = code
     export.managed.dl_tensor.dtype.bits = 8 * itemsize
     export.managed.dl_tensor.dtype.lanes = 1
     for d in range(len(shape)):

@@ -176,8 +176,9 @@ cdef class KernelLauncher:
         }
         return {key: (None if v < 0 else v) for key, v in values.items()}
 
-    def launch(self, tuple args, grid, block, shared_mem, stream):
-        """Runs the kernel on `args` with the launch configuration given."""
+    def launch(self, tuple args, grid, block, shared_mem, stream, double timeout=0.0):
+        """Runs the kernel on `args` with the launch configuration given; the
+        host emulation stops it after `timeout` seconds (0: GPUVEC_KERNEL_TIMEOUT's)."""
         cdef gpuvec_kernel_config config
         cdef gpuvec_launch launch
         cdef gpuvec_status status
@@ -189,6 +190,7 @@ cdef class KernelLauncher:
         _dim3(grid, "grid", &config.grid)
         _dim3(block, "block", &config.block)
         config.shared_mem = _shared_mem(shared_mem)
+        config.timeout = timeout
         args = self._native_inputs(args)
         stream = resolve_stream(stream)
         launch.backend = <gpuvec_backend>self.module.backend
@@ -303,7 +305,9 @@ cdef class KernelLauncher:
                           object given) except -1:
         cdef int wanted = self.type_nums[k]
         cdef str name = self.names[k]
-        if wanted >= 0 and (<cnp.dtype>dtype).type_num != wanted:
+        # (int64 is two type numbers, long and long long: equal dtypes)
+        if wanted >= 0 and (<cnp.dtype>dtype).type_num != wanted \
+                and dtype != self.dtypes[k]:
             raise TypeError(f"parameter '{name}' is {self.c_types[k]} ({self.dtypes[k]}), got "
                             f"an array of {dtype}; gpuvec never reinterprets the bytes: convert "
                             f"it with .astype(np.{self.dtypes[k]})")

@@ -321,8 +321,9 @@ cdef class ResultSlot:
             abi.cuda_result_slot_free(self.ptr, <gpuvec_stream>self.stream)
             switch_back(previous)
 
-    def read(self, int itemsize, uintptr_t stream):
-        """The value, once the work queued on `stream` (of the slot's device) is done."""
+    def read(self, object dtype, uintptr_t stream):
+        """The value, of `dtype`, once the work queued on `stream` (of the
+        slot's device) is done: a NumPy scalar."""
         cdef gpuvec_status status
         cdef int previous = -1
         with nogil:
@@ -331,34 +332,24 @@ cdef class ResultSlot:
                 status = abi.cuda_stream_synchronize(<gpuvec_stream>stream)
             switch_back(previous)
         check(status)
-        if itemsize == 1:  # a truth value (any, all)
-            return np.bool_((<unsigned char*>self.ptr)[0] != 0)
-        if itemsize == 4:
-            return (<float*>self.ptr)[0]
-        return (<double*>self.ptr)[0]
+        return np.frombuffer((<char*>self.ptr)[:dtype.itemsize], dtype)[0]
 
 
-def read_scalar(uintptr_t address, int itemsize, uintptr_t stream, int device=-1):
-    """The bool (itemsize 1), float32 (4) or float64 (8) value at a device
-    address of `device` (by default the current one), as a Python bool or
-    float, once the work queued on `stream` (of that device) is done."""
-    cdef double d = 0
-    cdef float f = 0
-    cdef unsigned char b = 0
+def read_scalar(uintptr_t address, object dtype, uintptr_t stream, int device=-1):
+    """The value of `dtype` at a device address of `device` (by default the
+    current one), as a NumPy scalar, once the work queued on `stream` (of
+    that device) is done."""
+    cdef unsigned char value[16]
+    cdef size_t itemsize = dtype.itemsize
     cdef gpuvec_status status
     cdef int previous = -1
+    if itemsize > sizeof(value):
+        raise ValueError(f"no scalar of {itemsize} bytes")
     with nogil:
         status = switch_to(device, &previous)
-        if status != GPUVEC_SUCCESS:
-            pass
-        elif itemsize == 1:
-            status = abi.cuda_read_scalar(<const void*>address, 1, <gpuvec_stream>stream, &b)
-        elif itemsize == 4:
-            status = abi.cuda_read_scalar(<const void*>address, 4, <gpuvec_stream>stream, &f)
-        else:
-            status = abi.cuda_read_scalar(<const void*>address, 8, <gpuvec_stream>stream, &d)
+        if status == GPUVEC_SUCCESS:
+            status = abi.cuda_read_scalar(<const void*>address, itemsize,
+                                          <gpuvec_stream>stream, value)
         switch_back(previous)
     check(status)
-    if itemsize == 1:
-        return b != 0
-    return f if itemsize == 4 else d
+    return np.frombuffer((<char*>value)[:itemsize], dtype)[0]

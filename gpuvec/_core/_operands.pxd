@@ -3,7 +3,18 @@
 cimport numpy as cnp
 from libc.stdint cimport int64_t, uintptr_t
 
-from gpuvec._core._abi cimport GPUVEC_BOOL, GPUVEC_FLOAT32, GPUVEC_MAX_INPUTS, gpuvec_array
+from gpuvec._core._abi cimport (
+    GPUVEC_BOOL,
+    GPUVEC_FLOAT32,
+    GPUVEC_INT8,
+    GPUVEC_INT16,
+    GPUVEC_INT32,
+    GPUVEC_MAX_INPUTS,
+    GPUVEC_UINT8,
+    GPUVEC_UINT16,
+    GPUVEC_UINT32,
+    gpuvec_array,
+)
 from gpuvec._core._abi cimport gpuvec_dtype
 from gpuvec._core._launch cimport Placement
 
@@ -98,4 +109,10 @@ cdef inline bint is_python_number(object v):
 
 
 cdef inline Py_ssize_t itemsize_of(gpuvec_dtype dtype) noexcept:
-    return 4 if dtype == GPUVEC_FLOAT32 else (1 if dtype == GPUVEC_BOOL else 8)
+    if dtype == GPUVEC_FLOAT32 or dtype == GPUVEC_INT32 or dtype == GPUVEC_UINT32:
+        return 4
+    if dtype == GPUVEC_BOOL or dtype == GPUVEC_INT8 or dtype == GPUVEC_UINT8:
+        return 1
+    if dtype == GPUVEC_INT16 or dtype == GPUVEC_UINT16:
+        return 2
+    return 8

@@ -46,10 +46,12 @@ cnp.import_array()
 
 __all__ = [
     "ARRAY_DTYPES",
+    "ARRAY_DTYPE_NAMES",
     "ArrayFields",
     "MAX_NDIM",
     "SUPPORTED_DTYPES",
     "as_real_array",
+    "check_array_dtype",
     "check_dtype",
     "native_byte_order",
     "native_dtype",
@@ -67,8 +69,26 @@ FLOAT64 = np.dtype(np.float64)
 INT64 = np.dtype(np.int64)
 BOOL = np.dtype(np.bool_)
 SUPPORTED_DTYPES = (FLOAT32, FLOAT64)
-# What a DeviceArray holds: the compute dtypes, and bool (comparisons, masks).
-ARRAY_DTYPES = (FLOAT32, FLOAT64, BOOL)
+# Each ABI dtype's NumPy dtype, by its code (gpuvec/gpuvec.h).
+_DTYPE_OF_CODE = {
+    GPUVEC_FLOAT32: FLOAT32,
+    GPUVEC_FLOAT64: FLOAT64,
+    GPUVEC_BOOL: BOOL,
+    GPUVEC_INT8: np.dtype(np.int8),
+    GPUVEC_INT16: np.dtype(np.int16),
+    GPUVEC_INT32: np.dtype(np.int32),
+    GPUVEC_INT64: INT64,
+    GPUVEC_UINT8: np.dtype(np.uint8),
+    GPUVEC_UINT16: np.dtype(np.uint16),
+    GPUVEC_UINT32: np.dtype(np.uint32),
+    GPUVEC_UINT64: np.dtype(np.uint64),
+}
+_CODE_OF_DTYPE = {dtype: code for code, dtype in _DTYPE_OF_CODE.items()}
+# What a DeviceArray holds: every real dtype but float16. The ops compute in
+# SUPPORTED_DTYPES (and bool for the truth-value ops), converting the others.
+ARRAY_DTYPES = tuple(_DTYPE_OF_CODE.values())
+# ... as messages name them.
+ARRAY_DTYPE_NAMES = ", ".join(str(dtype) for dtype in ARRAY_DTYPES)
 
 
 # -- DeviceArray's fields ------------------------------------------------------------------------
@@ -234,6 +254,30 @@ cpdef object check_dtype(object dtype):
     return dt
 
 
+cpdef object check_array_dtype(object dtype):
+    """The dtype of a new DeviceArray: one of ARRAY_DTYPES, every real dtype
+    but float16 (``">f8"`` is float64: device data is in the machine's byte
+    order).
+
+    Examples
+    --------
+    >>> check_array_dtype("bool"), check_array_dtype(np.uint8)
+    (dtype('bool'), dtype('uint8'))
+    >>> check_array_dtype(np.complex64)
+    Traceback (most recent call last):
+        ...
+    TypeError: dtype must be one of float32, float64, bool, int8, int16, int32, int64, uint8, \
+uint16, uint32, uint64; got complex64
+    """
+    try:
+        dt = native_dtype(np.dtype(dtype))
+    except TypeError:
+        raise TypeError(f"dtype must be one of {ARRAY_DTYPE_NAMES}; got {dtype!r}") from None
+    if dt not in ARRAY_DTYPES:
+        raise TypeError(f"dtype must be one of {ARRAY_DTYPE_NAMES}; got {dt}")
+    return dt
+
+
 def result_dtype(*inputs, dtype=None):
     """The dtype an op computes and returns in.
 
@@ -265,8 +309,12 @@ def result_dtype(*inputs, dtype=None):
             value, np.generic
         ):
             kinds.append(value)  # a weak Python scalar
+        elif isinstance(value, np.dtype):
+            kinds.append(value)
+        elif isinstance(value, (np.ndarray, np.generic, ArrayFields)):
+            kinds.append(value.dtype)  # a DeviceArray's, without a copy to the host
         else:
-            kinds.append(value if isinstance(value, np.dtype) else np.asarray(value).dtype)
+            kinds.append(np.asarray(value).dtype)
     common = np.result_type(*kinds)
     if common.kind not in "biuf":
         raise TypeError(f"gpuvec computes on real numbers; the inputs have dtype {common}")
@@ -335,26 +383,18 @@ cdef int fill_strides(gpuvec_array* a, int ndim, const cnp.npy_intp* shape,
 
 
 cdef gpuvec_dtype code_of(object dtype) noexcept:
-    # A DeviceArray holds float32, float64 or bool; NumPy's dtypes are
-    # singletons, so identity almost always answers.
+    """The ABI dtype of a NumPy dtype of ARRAY_DTYPES (float64 for any other)."""
+    # NumPy's dtypes are singletons, so identity answers the commonest.
     if dtype is FLOAT32:
         return GPUVEC_FLOAT32
     if dtype is FLOAT64:
         return GPUVEC_FLOAT64
-    if dtype == FLOAT32:
-        return GPUVEC_FLOAT32
-    if dtype == BOOL:
-        return GPUVEC_BOOL
-    return GPUVEC_FLOAT64
+    return _CODE_OF_DTYPE.get(dtype, GPUVEC_FLOAT64)
 
 
 cdef object dtype_of_code(gpuvec_dtype code):
     """The NumPy dtype of an ABI dtype."""
-    if code == GPUVEC_FLOAT32:
-        return FLOAT32
-    if code == GPUVEC_BOOL:
-        return BOOL
-    return INT64 if code == GPUVEC_INT64 else FLOAT64
+    return _DTYPE_OF_CODE[code]
 
 
 cdef int describe_device_array(Operands ops, int k, ArrayFields f) except -1:
@@ -387,16 +427,20 @@ cdef int describe_device_array(Operands ops, int k, ArrayFields f) except -1:
 
 
 cdef int describe_host_array(Operands ops, int k, cnp.ndarray array) except -1:
-    """Operand k is a float32, float64 or bool NumPy array with whole-element
-    strides."""
+    """Operand k is a NumPy array of ARRAY_DTYPES, in native byte order, with
+    whole-element strides."""
     cdef gpuvec_array* a = &ops.arrays[k]
     cdef int npy_type = cnp.PyArray_TYPE(array)
     a.data = cnp.PyArray_DATA(array)
     a.memory = GPUVEC_MEMORY_HOST
-    if npy_type == cnp.NPY_BOOL:
+    if npy_type == cnp.NPY_FLOAT64:
+        a.dtype = GPUVEC_FLOAT64
+    elif npy_type == cnp.NPY_FLOAT32:
+        a.dtype = GPUVEC_FLOAT32
+    elif npy_type == cnp.NPY_BOOL:
         a.dtype = GPUVEC_BOOL
     else:
-        a.dtype = GPUVEC_FLOAT32 if npy_type == cnp.NPY_FLOAT32 else GPUVEC_FLOAT64
+        a.dtype = code_of(array.dtype)
     if cnp.PyArray_NDIM(array) > GPUVEC_MAX_NDIM:
         raise ValueError(f"arrays of more than {GPUVEC_MAX_NDIM} dimensions are not supported: "
                          f"{ops.names[k]} has {cnp.PyArray_NDIM(array)}")

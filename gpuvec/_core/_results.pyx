@@ -371,7 +371,7 @@ cdef object run_call(Operands ops, object out, int ndim, const int64_t* shape,
                     _describe_new(&result_desc, <ArrayFields>result, result_code, ndim, shape)
                 with nogil:
                     status = call(context, &result_desc, ops.arrays, ops.count, launch)
-                check(status)
+                check_call(status, launch)
                 mark_stream_use(ops, result, stream)
                 (<ArrayFields>result)._stream = stream  # the stream that last wrote it
         finally:
@@ -385,10 +385,19 @@ cdef object run_call(Operands ops, object out, int ndim, const int64_t* shape,
         describe_result(&result_desc, result, ndim, shape, result_code)
         with nogil:
             status = call(context, &result_desc, ops.arrays, ops.count, launch)
-        check(status)
+        check_call(status, launch)
     if out is None and ndim == 0 and form & NUMPY_SCALAR:
         return result[()]
     return result
+
+
+cdef int check_call(gpuvec_status status, const gpuvec_launch* launch) except -1:
+    """check(status) for a call on launch's backend: a fault with a CUDA name on
+    the host backend is its emulation's (a user's kernel), which breaks no
+    CUDA context."""
+    if status != GPUVEC_SUCCESS:
+        raise error_from_status(status, launch.backend == GPUVEC_BACKEND_HOST)
+    return 0
 
 
 cdef object _run_into_host(Operands ops, int ndim, const int64_t* shape,
@@ -408,7 +417,7 @@ cdef object _run_into_host(Operands ops, int ndim, const int64_t* shape,
         describe_result(&result_desc, result, ndim, shape, result_code)
         with nogil:
             status = call(context, &result_desc, ops.arrays, ops.count, launch)
-        check(status)
+        check_call(status, launch)
         return result
     previous = make_current(ops.device)
     try:
@@ -416,7 +425,7 @@ cdef object _run_into_host(Operands ops, int ndim, const int64_t* shape,
         describe_fresh(&result_desc, <uintptr_t>target.ptr, result_code, ndim, shape)
         with nogil:
             status = call(context, &result_desc, ops.arrays, ops.count, launch)
-        check(status)
+        check_call(status, launch)
         download(cnp.PyArray_DATA(<cnp.ndarray>result), <uintptr_t>target.ptr, nbytes,
                  stream_handle(stream))
     finally:
@@ -490,7 +499,23 @@ cdef int npy_type(gpuvec_dtype dtype) noexcept:
         return cnp.NPY_FLOAT32
     if dtype == GPUVEC_BOOL:
         return cnp.NPY_BOOL
-    return cnp.NPY_INT64 if dtype == GPUVEC_INT64 else cnp.NPY_FLOAT64
+    if dtype == GPUVEC_INT8:
+        return cnp.NPY_INT8
+    if dtype == GPUVEC_INT16:
+        return cnp.NPY_INT16
+    if dtype == GPUVEC_INT32:
+        return cnp.NPY_INT32
+    if dtype == GPUVEC_INT64:
+        return cnp.NPY_INT64
+    if dtype == GPUVEC_UINT8:
+        return cnp.NPY_UINT8
+    if dtype == GPUVEC_UINT16:
+        return cnp.NPY_UINT16
+    if dtype == GPUVEC_UINT32:
+        return cnp.NPY_UINT32
+    if dtype == GPUVEC_UINT64:
+        return cnp.NPY_UINT64
+    return cnp.NPY_FLOAT64
 
 
 cdef object numpy_dtype(gpuvec_dtype dtype):

@@ -41,6 +41,8 @@ from gpuvec._core._streams cimport resolve_stream
 
 import numpy as np
 
+from gpuvec._core._operands import ARRAY_DTYPE_NAMES, ARRAY_DTYPES
+
 cnp.import_array()
 
 __all__ = ["compress", "count_true", "expand"]
@@ -48,13 +50,9 @@ __all__ = ["compress", "count_true", "expand"]
 
 cdef gpuvec_dtype _select_code(object dtype) except *:
     """The ABI dtype of an array that a selection reads or writes."""
-    if dtype == FLOAT32:
-        return GPUVEC_FLOAT32
-    if dtype == FLOAT64:
-        return GPUVEC_FLOAT64
-    if dtype == BOOL:
-        return GPUVEC_BOOL
-    raise TypeError(f"boolean indexing takes float32, float64 or bool arrays, got {dtype}")
+    if dtype not in ARRAY_DTYPES:
+        raise TypeError(f"boolean indexing takes arrays of {ARRAY_DTYPE_NAMES}, got {dtype}")
+    return code_of(dtype)
 
 
 cdef bint _on_device(object array) noexcept:

@@ -10,7 +10,7 @@ gpuvec's own ops (``_core.map_call``, ``gpuvec_map``).
 from __future__ import annotations
 
 from gpuvec import _core
-from gpuvec.kernels import _map_source
+from gpuvec.kernels import _map_source, _module
 from gpuvec.kernels._user_kernel import UserKernel
 
 __all__ = ["ElementwiseKernel"]
@@ -143,7 +143,8 @@ class ElementwiseKernel(UserKernel):
         if reads_out:
             args, names = (*args, out), (*names, self.output.name)
         kernel = self._kernel(backend, in_dtypes, out_dtype, placeholders, reads_out)
-        return _core.map_call(kernel, args, names, out, stream)
+        # On the host backend Ctrl-C stops the operation with KeyboardInterrupt.
+        return _module.interruptible(_core.map_call, kernel, args, names, out, stream)
 
     # -- compiling -------------------------------------------------------------------------------
 
@@ -151,7 +152,9 @@ class ElementwiseKernel(UserKernel):
     def _reads_output(self) -> bool:
         return _map_source.reads(self.operation, self.output.name)
 
-    def _kernel(self, backend, in_dtypes, out_dtype, placeholders, reads_out) -> _core.MapKernel:
+    def _kernel(
+        self, backend, in_dtypes, out_dtype, placeholders, reads_out=False
+    ) -> _core.MapKernel:
         """The kernel compiled for one backend and signature (once per process).
 
         With `reads_out`, the out array's old values are one more input, the last.

@@ -20,6 +20,12 @@ shared library that it loads. The flags, and why:
     then computes ``sqrt`` with the CPU's instruction, without a call kept
     only to set ``errno``, and can vectorize loops that use it. No result
     changes: it is not one of ``-ffast-math``'s value-changing flags.
+``-fstack-clash-protection``
+    A function whose locals span more than a page touches each page as it
+    takes them, so that a stack overflow always lands in the guard page
+    below a thread's stack (a GPU's 512 KiB) and is reported as a failed
+    launch, instead of skipping the guard and writing over what lies below.
+    It costs nothing in a function with small frames.
 ``-x c++``
     The source is named like the user's (``cell_3.cu``), a suffix the
     compiler would not read as C++.
@@ -47,6 +53,7 @@ FLAGS = (
     "-shared",
     "-ffp-contract=off",
     "-fno-math-errno",
+    "-fstack-clash-protection",
     "-x",
     "c++",
 )

@@ -14,12 +14,14 @@ that fits its C type.
 
 from __future__ import annotations
 
+import ctypes
+import numbers
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
 from gpuvec import _core
-from gpuvec._errors import CompileError
+from gpuvec._errors import CompileError, CudaError
 from gpuvec.device_array import DeviceArray
 from gpuvec.kernels import _cache, _compile_errors, _host_compiler, _nvrtc, _signature, _source
 
@@ -385,7 +387,7 @@ def compile_host(
     """
     key = _cache.cache_key(
         source=text,
-        options=options,
+        options=[*_host_compiler.FLAGS, *options],  # gpuvec's own flags change the code too
         names=key_names,
         architecture="host",
         compiler=_host_compiler.compiler_id(),
@@ -428,6 +430,60 @@ def _emulation_header() -> str:
     return _header_text
 
 
+# Runs the handlers of the signals that came while the GIL was released, as
+# the interpreter does between bytecodes: a KeyboardInterrupt is raised here.
+_check_signals = ctypes.pythonapi.PyErr_CheckSignals
+_check_signals.argtypes = ()
+_check_signals.restype = ctypes.c_int
+
+
+def interruptible(call, *args):
+    """Runs ``call(*args)``, a launch in the host emulation that Ctrl-C may stop.
+
+    Ctrl-C (SIGINT) stops such a launch, which then fails with ``CudaError``,
+    and raises SIGINT again for Python once the launch is over. Its handler
+    (by default, the one that raises ``KeyboardInterrupt``) runs here, before
+    the error is raised: a ``KeyboardInterrupt`` replaces it.
+
+    Returns
+    -------
+    object
+        What the call returned.
+
+    Raises
+    ------
+    KeyboardInterrupt
+        Ctrl-C stopped the launch.
+    CudaError
+        The launch failed.
+
+    Examples
+    --------
+    >>> interruptible(sum, [1, 2, 3])
+    6
+    """
+    try:
+        return call(*args)
+    except CudaError as error:
+        failure = error
+    # Outside the except clause: the KeyboardInterrupt does not say that it
+    # happened while handling the launch's error.
+    _check_signals()
+    raise failure
+
+
+def _timeout_seconds(timeout) -> float:
+    """A launch's ``timeout=`` as the launch configuration takes it: 0.0 for None."""
+    if timeout is None:
+        return 0.0
+    if isinstance(timeout, bool) or not isinstance(timeout, numbers.Real):
+        raise TypeError(f"timeout must be a number of seconds or None, got {timeout!r}")
+    seconds = float(timeout)
+    if not seconds > 0 or seconds == float("inf"):
+        raise ValueError(f"timeout must be a positive, finite number of seconds, got {timeout!r}")
+    return seconds
+
+
 class Kernel:
     """One ``__global__`` function of a :class:`SourceModule`, ready to launch.
 
@@ -455,6 +511,18 @@ class Kernel:
     on a GPU alike (with copies of device arrays there): an index outside an
     array raises ``IndexError`` naming the parameter, the index, the array's
     length, the thread and the block, and nothing is corrupted.
+
+    In the host emulation nothing a kernel does ends the process: a failed
+    ``assert`` raises ``CudaError`` named ``cudaErrorAssert`` (with the
+    expression, file and line), ``__trap()`` or a C++ exception
+    ``cudaErrorLaunchFailure``, a thread that overflows its 512 KiB stack
+    (a GPU's limit) ``cudaErrorLaunchFailure`` too, and an access to
+    ``extern __shared__`` memory beyond the launch's ``shared_mem``
+    ``cudaErrorIllegalAddress``. Ctrl-C stops a running kernel with
+    ``KeyboardInterrupt``, and ``timeout=`` (or ``GPUVEC_KERNEL_TIMEOUT``,
+    in seconds) stops one that runs longer with ``CudaError`` named
+    ``cudaErrorLaunchTimeout``: a kernel that spins forever on a flag that
+    no thread sets does not hang the process.
     """
 
     def __init__(self, module: SourceModule, name: str, signature: _signature.KernelSignature):
@@ -479,7 +547,9 @@ class Kernel:
             self._launchers[(backend, checked)] = launcher
         return launcher
 
-    def __call__(self, *args, block, grid=(1, 1, 1), shared_mem=0, stream=None, check=None):
+    def __call__(
+        self, *args, block, grid=(1, 1, 1), shared_mem=0, stream=None, check=None, timeout=None
+    ):
         """Launches the kernel on ``grid`` blocks of ``block`` threads.
 
         Parameters
@@ -498,6 +568,19 @@ class Kernel:
         check : bool, optional
             Run bounds-checked in the host emulation (see the class's notes);
             by default, as ``GPUVEC_KERNEL_CHECK`` says.
+        timeout : float, optional
+            Seconds the kernel may run in the host emulation before it is
+            stopped with ``CudaError`` (``cudaErrorLaunchTimeout``); by
+            default ``GPUVEC_KERNEL_TIMEOUT``, else none. A launch on a GPU
+            cannot be stopped once queued: there it is ignored.
+
+        Raises
+        ------
+        CudaError
+            The kernel failed in the host emulation (see the class's notes),
+            or ran past its timeout.
+        KeyboardInterrupt
+            Ctrl-C stopped the kernel (the host emulation).
 
         Examples
         --------
@@ -511,7 +594,7 @@ class Kernel:
         >>> float(a.sum())
         32.0
         """
-        self._launch(args, grid, block, shared_mem, stream, check)
+        self._launch(args, grid, block, shared_mem, stream, check, timeout)
 
     def __getitem__(self, config) -> _ConfiguredKernel:
         """Numba's launch: ``k[grid, block]``, ``k[grid, block, stream]``, or with shared_mem."""
@@ -532,24 +615,32 @@ class Kernel:
                 pass
         return configured
 
-    def _launch(self, args: tuple, grid, block, shared_mem, stream, check) -> None:
+    def _launch(self, args: tuple, grid, block, shared_mem, stream, check, timeout=None) -> None:
+        seconds = _timeout_seconds(timeout)
         if check is None:
             check = _core.kernel_check_requested()  # GPUVEC_KERNEL_CHECK
         backend = _core.backend_code()
         if check and backend == _BACKEND_CUDA:
-            return self._checked_on_host(args, grid, block, shared_mem)
+            return interruptible(self._checked_on_host, args, grid, block, shared_mem, seconds)
         launcher = self._launchers.get((backend, check))
         if launcher is None:
             launcher = self._launcher(backend, bool(check))
-        launcher.launch(args, grid, block, shared_mem, stream)
-        return None
+        try:
+            launcher.launch(args, grid, block, shared_mem, stream, seconds)
+        except CudaError as error:
+            failure = error
+        else:
+            return None
+        # Outside the except clause (see interruptible).
+        _check_signals()
+        raise failure
 
     @property
     def attributes(self) -> dict:
         """Registers, threads per block, shared and local bytes, where the backend can tell."""
         return self._launcher(_core.backend_code(), False).attributes()
 
-    def _checked_on_host(self, args, grid, block, shared_mem) -> None:
+    def _checked_on_host(self, args, grid, block, shared_mem, timeout) -> None:
         """Runs the checked kernel in the host emulation, on host copies of DeviceArrays
         (copied back where the pointer is not const)."""
         host_args = []
@@ -562,7 +653,9 @@ class Kernel:
                     write_back.append((arg, copy))
             else:
                 host_args.append(arg)
-        self._launcher(_BACKEND_HOST, True).launch(tuple(host_args), grid, block, shared_mem, None)
+        self._launcher(_BACKEND_HOST, True).launch(
+            tuple(host_args), grid, block, shared_mem, None, timeout
+        )
         for target, copy in write_back:
             _core.copy_into(target, copy)
 
@@ -582,8 +675,10 @@ class _ConfiguredKernel:
         self.stream = stream
         self.shared_mem = shared_mem
 
-    def __call__(self, *args, check=None):
-        self.kernel._launch(args, self.grid, self.block, self.shared_mem, self.stream, check)
+    def __call__(self, *args, check=None, timeout=None):
+        self.kernel._launch(
+            args, self.grid, self.block, self.shared_mem, self.stream, check, timeout
+        )
 
 
 class RawKernel(Kernel):

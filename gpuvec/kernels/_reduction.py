@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from gpuvec import _core
-from gpuvec.kernels import _reduction_source, _spec
+from gpuvec.kernels import _module, _reduction_source, _spec
 from gpuvec.kernels._spec import C_TYPES
 from gpuvec.kernels._user_kernel import UserKernel
 
@@ -200,8 +200,17 @@ class ReductionKernel(UserKernel):
         backend = _core.backend_of_call(args, out)
         kernel = self._kernel(backend, in_dtypes, out_dtype, reduce_dtype, placeholders)
         names = tuple(p.name for p in self.inputs)
-        return _core.map_reduce_call(
-            kernel, args, names, self.name, axis, bool(keepdims), out, stream
+        # On the host backend Ctrl-C stops the reduction with KeyboardInterrupt.
+        return _module.interruptible(
+            _core.map_reduce_call,
+            kernel,
+            args,
+            names,
+            self.name,
+            axis,
+            bool(keepdims),
+            out,
+            stream,
         )
 
     def _reduce_dtype(self, out_dtype, placeholders) -> np.dtype:

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from gpuvec._dtypes import ARRAY_DTYPES
+from gpuvec._dtypes import ARRAY_DTYPE_NAMES, ARRAY_DTYPES
 from gpuvec.kernels._signature import NAMED_DTYPES
 
 __all__ = ["C_TYPES", "Parameter", "parse_parameters"]
@@ -109,11 +109,11 @@ def _dtype_of(type_name: str, name: str) -> np.dtype | None:
         dtype = None
     if dtype is None or dtype.name != type_name:
         raise ValueError(
-            f"parameter {name!r} has the unknown type {type_name!r}; a type is float32, "
-            f"float64, bool, or a placeholder of one letter such as T"
+            f"parameter {name!r} has the unknown type {type_name!r}; a type is one of "
+            f"{ARRAY_DTYPE_NAMES}, or a placeholder of one letter such as T"
         )
     if dtype not in ARRAY_DTYPES:
         raise ValueError(
-            f"parameter {name!r} has type {type_name}; gpuvec works on float32, float64 and bool"
+            f"parameter {name!r} has type {type_name}; gpuvec holds {ARRAY_DTYPE_NAMES}"
         )
     return dtype

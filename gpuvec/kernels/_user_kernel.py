@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 
 from gpuvec import _core
-from gpuvec._dtypes import ARRAY_DTYPES, native_byte_order
+from gpuvec._dtypes import ARRAY_DTYPE_NAMES, ARRAY_DTYPES, native_byte_order
 from gpuvec._errors import CompileError
 from gpuvec.creation import asarray
 from gpuvec.device_array import DeviceArray
@@ -165,8 +165,7 @@ class UserKernel:
                 return
             if dtype not in ARRAY_DTYPES:
                 raise TypeError(
-                    f"parameter {p.name!r} got {what} of {dtype}; gpuvec works on float32, "
-                    f"float64 and bool"
+                    f"parameter {p.name!r} got {what} of {dtype}; gpuvec holds {ARRAY_DTYPE_NAMES}"
                 )
             known = placeholders.setdefault(p.type_name, dtype)
             origin.setdefault(p.type_name, p.name)

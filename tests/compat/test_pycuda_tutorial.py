@@ -150,13 +150,25 @@ def test_float64_for_a_float_pointer_is_refused(backend, rng):
         func(a_gpu, block=(4, 4, 1))
 
 
+def test_integer_arrays_are_held_as_they_are(backend, rng):
+    ints = rng.integers(-10, 10, 16).astype(np.int32)
+    a_gpu = gpuarray.to_gpu(ints)
+    assert a_gpu.dtype == np.int32
+    np.testing.assert_array_equal(a_gpu.get(), ints)
+    assert gpuarray.empty(4, np.uint8).dtype == np.uint8
+    allocation = cuda.mem_alloc(ints.nbytes)
+    cuda.memcpy_htod(allocation, ints)
+    back = np.empty_like(ints)
+    cuda.memcpy_dtoh(back, allocation)
+    np.testing.assert_array_equal(back, ints)
+    np.testing.assert_array_equal(gpuarray.arange(10).get(), np.arange(10))
+
+
 def test_dtypes_gpuvec_does_not_hold_are_refused(backend, rng):
-    ints = rng.integers(0, 10, 16).astype(np.int32)
-    with pytest.raises(TypeError, match="int32"):
-        gpuarray.to_gpu(ints)
-    with pytest.raises(TypeError, match="int32"):
-        gpuarray.empty(4, np.int32)
-    with pytest.raises(TypeError, match="int32"):
-        cuda.memcpy_htod(cuda.mem_alloc(ints.nbytes), ints)
-    with pytest.raises(TypeError, match="int64"):
-        gpuarray.arange(10)  # NumPy's dtype for it: int64
+    halves = rng.random(16).astype(np.float16)
+    with pytest.raises(TypeError, match="float16"):
+        gpuarray.to_gpu(halves)
+    with pytest.raises(TypeError, match="float16"):
+        gpuarray.empty(4, np.float16)
+    with pytest.raises(TypeError, match="float16"):
+        cuda.memcpy_htod(cuda.mem_alloc(halves.nbytes), halves)

@@ -11,6 +11,7 @@
 #include "../parallel.hpp"
 #include "gpuvec/emulation.h"
 #include "launch.hpp"
+#include "sandbox.hpp"
 
 namespace gpuvec::host {
 namespace {
@@ -53,10 +54,12 @@ void* load_library(const char* path) {
     throw_invalid_argument("cannot use the kernel library '" + std::string(path) +
                            "': " + problem);
   }
+  emulation::remember_library(library);  // where the watchdog may stop a thread
   return library;
 }
 
 void unload_library(void* library) {
+  if (library != nullptr) emulation::forget_library(library);
   if (library != nullptr && dlclose(library) != 0)
     throw Error(GPUVEC_ERROR_INTERNAL, "cannot unload a kernel library: " + dl_error());
 }
@@ -85,6 +88,9 @@ void launch_kernel(void* entry, int flags, const gpuvec_kernel_config& config,
       params[k] = const_cast<void*>(static_cast<const void*>(&arg.value));
     }
   }
+  // Ctrl-C stops the launch (the scope outlives it, to raise SIGINT again
+  // for Python once the launch is over).
+  emulation::InterruptScope interrupts;
   emulation::Launch launch(reinterpret_cast<gpuvec_emulation_entry>(entry),
                            (flags & GPUVEC_KERNEL_COOPERATIVE) != 0, config, params.data());
   const int64_t blocks = launch.blocks();

@@ -6,23 +6,24 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include <atomic>
-#include <cstddef>
-#include <mutex>
 #include <string>
-#include <vector>
 
 #include "gpuvec/emulation.h"
 #include "gpuvec/kernels.h"
+#include "sandbox.hpp"
 #include "scheduler.hpp"
 
 namespace gpuvec::host::emulation {
 
-class Launch {
+class Launch : public Run {
  public:
   Launch(gpuvec_emulation_entry entry, bool cooperative, const gpuvec_kernel_config& config,
          void* const* params)
-      : entry_(entry), cooperative_(cooperative), config_(config), params_(params) {}
+      : Run(Kind::kKernel, config.timeout),
+        entry_(entry),
+        cooperative_(cooperative),
+        config_(config),
+        params_(params) {}
 
   int64_t blocks() const;
   int64_t threads_per_block() const;
@@ -31,41 +32,69 @@ class Launch {
   // the launch has failed already. Never throws: a failure is recorded.
   void run_block(int64_t index) noexcept;
 
-  // Keeps the first failure of the launch; later ones are dropped. Any thread.
-  void fail(gpuvec_status status, const std::string& message, int cuda_code = 0,
-            const char* cuda_name = "") noexcept;
-  bool failed() const { return failed_.load(std::memory_order_relaxed); }
-  // Throws the first failure, if any, as gpuvec::Error.
-  void check() const;
-
  private:
+  void report(Fault fault, const gpuvec_emulation_block& block, long stack) noexcept;
+
   gpuvec_emulation_entry entry_;
   bool cooperative_;
   gpuvec_kernel_config config_;
   void* const* params_;
+};
 
-  std::atomic<bool> failed_{false};
-  std::mutex mutex_;  // guards what follows
-  gpuvec_status status_ = GPUVEC_SUCCESS;
-  std::string message_;
-  int cuda_code_ = 0;
-  std::string cuda_name_;
+// A block's dynamic shared memory: GPUVEC_MAX_SHARED_MEMORY_PER_BLOCK bytes
+// that end at a guard page, so that an access past the launch's shared_mem
+// (or any access, with shared_mem=0) faults into the handler of sandbox.hpp.
+class SharedMemory {
+ public:
+  SharedMemory() = default;
+  SharedMemory(const SharedMemory&) = delete;
+  SharedMemory& operator=(const SharedMemory&) = delete;
+  ~SharedMemory();
+
+  // `bytes` of it, 16-byte aligned, ending at (or, for a size not a multiple
+  // of 16, up to 15 bytes before) the guard page; never null. Maps it on
+  // first use; throws Error(OUT_OF_MEMORY) if it cannot.
+  void* take(size_t bytes);
+  uintptr_t guard() const { return reinterpret_cast<uintptr_t>(guard_); }
+
+ private:
+  char* mapping_ = nullptr;
+  char* guard_ = nullptr;
+  size_t size_ = 0;
 };
 
 // What an OS thread keeps for the blocks it runs, launch after launch.
 struct Worker {
+  Worker();
+  ~Worker();
+  Worker(const Worker&) = delete;
+  Worker& operator=(const Worker&) = delete;
+
+  ThreadGuard guard;  // what the signal handlers know of this thread
   Scheduler scheduler;
-  std::vector<std::max_align_t> dynamic_shared;  // 16-byte aligned
-  gpuvec_emulation_block block;                  // the block it runs now
-  Launch* launch = nullptr;
+  SharedMemory dynamic_shared;
+  gpuvec_emulation_block block;  // the block it runs now
+  Run* run = nullptr;            // the run it works for now
 
   static Worker& of(const gpuvec_emulation_block* block) {
     return *static_cast<Worker*>(block->runtime_data);
   }
 };
 
+// The calling OS thread's worker, made (and registered with the signal
+// handlers) on first use.
+Worker& this_thread_worker();
+
 // The services a kernel library calls (runtime.cpp).
 extern const gpuvec_emulation_runtime runtime_table;
+
+// The run a block context belongs to: a block's worker's, or, for the
+// context of an ElementwiseKernel or ReductionKernel (no threads: block_dim
+// 0 x 0 x 0), the Run its runtime_data points at.
+inline Run& run_of(const gpuvec_emulation_block* block) {
+  if (block->block_dim.x == 0) return *static_cast<Run*>(block->runtime_data);
+  return *Worker::of(block).run;
+}
 
 // " (thread (x, y, z) of block (x, y, z))", as messages name a thread.
 std::string where(gpuvec_emulation_dim3 thread, gpuvec_emulation_dim3 block);

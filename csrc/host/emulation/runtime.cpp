@@ -23,32 +23,44 @@ constexpr int kCudaErrorLaunchFailure = 719;
 // runtime's own guard.
 bool outside_fibers(Worker& worker, const char* what) {
   if (worker.scheduler.in_fiber()) return false;
-  worker.launch->fail(GPUVEC_ERROR_INTERNAL,
-                      std::string(what) + " was called outside the fibers of a cooperative block");
+  run_of(&worker.block)
+      .fail(GPUVEC_ERROR_INTERNAL,
+            std::string(what) + " was called outside the fibers of a cooperative block");
   return true;
+}
+
+// Where a failure happened, for its message: the thread and block of a
+// kernel, or the kind of kernel of a context without threads.
+std::string place(const gpuvec_emulation_block* block, gpuvec_emulation_dim3 thread) {
+  if (block->block_dim.x != 0) return where(thread, block->block_idx);
+  return run_of(block).kind() == Run::Kind::kReduction ? " (in a ReductionKernel)"
+                                                       : " (in an ElementwiseKernel)";
 }
 
 void run_threads(gpuvec_emulation_block* block, void (*thread)(void*, uint32_t),
                  void* arg) noexcept {
   Worker& worker = Worker::of(block);
   const uint32_t threads = block->block_dim.x * block->block_dim.y * block->block_dim.z;
+  Run& run = *worker.run;
+  Scheduler::Outcome outcome;
   try {
-    if (worker.scheduler.run(threads, thread, arg) == Scheduler::Outcome::kFinished) return;
+    outcome = worker.scheduler.run(threads, thread, arg, run.stop_flag());
   } catch (const std::exception& e) {  // the stacks could not be mapped
-    worker.launch->fail(GPUVEC_ERROR_OUT_OF_MEMORY, e.what());
+    run.fail(GPUVEC_ERROR_OUT_OF_MEMORY, e.what());
     return;
   }
+  // Stopped: the launch has failed already, and that is what it reports.
+  if (outcome != Scheduler::Outcome::kDeadlock) return;
   const Scheduler::Census c = worker.scheduler.census();
   const gpuvec_emulation_dim3 b = block->block_idx;
-  worker.launch->fail(
-      GPUVEC_ERROR_CUDA,
-      "the kernel deadlocked in block (" + std::to_string(b.x) + ", " + std::to_string(b.y) +
-          ", " + std::to_string(b.z) + "): " + std::to_string(c.at_block_barrier) +
-          " threads wait at __syncthreads() and " + std::to_string(c.at_warp_barrier) +
-          " at a warp barrier (__syncwarp or a *_sync intrinsic) for threads "
-          "that can never arrive (" +
-          std::to_string(c.returned) + " have returned); on a GPU this launch would hang",
-      kCudaErrorLaunchTimeout, "cudaErrorLaunchTimeout");
+  run.fail(GPUVEC_ERROR_CUDA,
+           "the kernel deadlocked in block (" + std::to_string(b.x) + ", " + std::to_string(b.y) +
+               ", " + std::to_string(b.z) + "): " + std::to_string(c.at_block_barrier) +
+               " threads wait at __syncthreads() and " + std::to_string(c.at_warp_barrier) +
+               " at a warp barrier (__syncwarp or a *_sync intrinsic) for threads "
+               "that can never arrive (" +
+               std::to_string(c.returned) + " have returned); on a GPU this launch would hang",
+           kCudaErrorLaunchTimeout, "cudaErrorLaunchTimeout");
 }
 
 uint32_t sync_threads(gpuvec_emulation_block* block, int predicate) noexcept {
@@ -72,7 +84,7 @@ uint32_t active_mask(gpuvec_emulation_block* block) noexcept {
 
 void index_fault(gpuvec_emulation_block* block, const char* name, int64_t index, int64_t length,
                  gpuvec_emulation_dim3 thread) noexcept {
-  Launch& launch = *Worker::of(block).launch;
+  Run& launch = run_of(block);
   if (launch.failed()) return;  // only the first fault is told
   char text[160];
   snprintf(text, sizeof text, "index %" PRId64 " is out of bounds for parameter '", index);
@@ -80,14 +92,14 @@ void index_fault(gpuvec_emulation_block* block, const char* name, int64_t index,
   message += name ? name : "?";
   snprintf(text, sizeof text, "' of length %" PRId64, length);
   message += text;
-  launch.fail(GPUVEC_ERROR_INDEX, message + where(thread, block->block_idx));
+  launch.fail(GPUVEC_ERROR_INDEX, message + place(block, thread));
 }
 
 void fail(gpuvec_emulation_block* block, int failure, const char* message,
           gpuvec_emulation_dim3 thread) noexcept {
-  Launch& launch = *Worker::of(block).launch;
+  Run& launch = run_of(block);
   const std::string what = message ? message : "";
-  const std::string at = where(thread, block->block_idx);
+  const std::string at = place(block, thread);
   switch (failure) {
     case GPUVEC_EMULATION_FAILURE_ASSERT:
       launch.fail(GPUVEC_ERROR_CUDA, "device-side assert triggered: " + what + at,

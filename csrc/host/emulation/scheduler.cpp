@@ -7,7 +7,8 @@
 
 namespace gpuvec::host::emulation {
 
-Scheduler::Outcome Scheduler::run(uint32_t threads, void (*body)(void*, uint32_t), void* arg) {
+Scheduler::Outcome Scheduler::run(uint32_t threads, void (*body)(void*, uint32_t), void* arg,
+                                  const std::atomic<bool>* stop) {
   if (threads_.size() < threads) threads_.resize(threads);
   // Every thread's fiber starts afresh, on the pooled stack of its index.
   for (uint32_t t = 0; t < threads; ++t) {
@@ -30,6 +31,7 @@ Scheduler::Outcome Scheduler::run(uint32_t threads, void (*body)(void*, uint32_t
   threads_in_block_ = threads;
   body_ = body;
   arg_ = arg;
+  stop_ = stop;
   live_ = threads;
   block_waiting_ = block_count_ = 0;
   outcome_ = Outcome::kFinished;
@@ -40,6 +42,29 @@ Scheduler::Outcome Scheduler::run(uint32_t threads, void (*body)(void*, uint32_t
   // Back when every thread has returned, or none can go on.
   running_ = false;
   return outcome_;
+}
+
+void Scheduler::run_alone(void (*fn)(void*), void* arg) {
+  fiber_prepare(alone_, stacks_.stack(0), StackPool::kStackBytes, &alone_main, this);
+  alone_fn_ = fn;
+  arg_ = arg;
+  fiber_describe_thread(home_);
+  fiber_switch(home_, alone_);
+}
+
+void Scheduler::alone_main(void* scheduler) {
+  fiber_started();
+  auto* self = static_cast<Scheduler*>(scheduler);
+  self->alone_fn_(self->arg_);
+  fiber_switch(self->alone_, self->home_, true);
+  abort();  // run_alone never resumes a fiber that has returned
+}
+
+// Gives up the block's fibers and goes back to run().
+void Scheduler::stop() {
+  outcome_ = Outcome::kStopped;
+  fiber_switch(threads_[current_].context, home_, true);
+  abort();  // run() never resumes a thread of a finished block
 }
 
 void Scheduler::fiber_main(void* scheduler) {

@@ -16,13 +16,19 @@
 //     the next barrier, and that cannot complete without it.
 // A thread that has returned no longer takes part in either. If every live
 // thread waits and no barrier can release, the block has deadlocked; run()
-// then gives up its fibers (they are never resumed) and says so.
+// then gives up its fibers (they are never resumed) and says so. It gives
+// them up too when the launch is told to stop (a timeout, Ctrl-C, another
+// block's failure), which it looks at each time a barrier releases.
+//
+// A block without barriers runs as a plain loop, on a fiber too (run_alone),
+// so that its threads have the stack that a fiber has, guard page included.
 #ifndef GPUVEC_HOST_EMULATION_SCHEDULER_HPP
 #define GPUVEC_HOST_EMULATION_SCHEDULER_HPP
 
 #include <stdint.h>
 #include <stdlib.h>
 
+#include <atomic>
 #include <vector>
 
 #include "fiber.hpp"
@@ -32,7 +38,7 @@ namespace gpuvec::host::emulation {
 
 class Scheduler {
  public:
-  enum class Outcome { kFinished, kDeadlock };
+  enum class Outcome { kFinished, kDeadlock, kStopped };
 
   // Where the threads were when a block deadlocked.
   struct Census {
@@ -46,9 +52,22 @@ class Scheduler {
   Scheduler& operator=(const Scheduler&) = delete;
 
   // Runs body(arg, t) for every t < threads (at most 1024), each on a fiber,
-  // until all have returned or the block deadlocks. Throws Error if it cannot
-  // map the stacks; body must not throw.
-  Outcome run(uint32_t threads, void (*body)(void*, uint32_t), void* arg);
+  // until all have returned, the block deadlocks or *stop is set. Throws
+  // Error if it cannot map the stacks; body must not throw.
+  Outcome run(uint32_t threads, void (*body)(void*, uint32_t), void* arg,
+              const std::atomic<bool>* stop);
+
+  // Runs fn(arg) on a fiber of its own (on stack 0), and returns when it does.
+  void run_alone(void (*fn)(void*), void* arg);
+
+  // After a fault took this OS thread out of a fiber for good (sandbox.hpp):
+  // the fibers are given up, as after a deadlock.
+  void abandon() { running_ = false; }
+
+  // Which stack's guard page holds `address` (-1: none); and giving back the
+  // pages of one that overflowed.
+  long guard_of(uintptr_t address) const { return stacks_.guard_of(address); }
+  void release_stack(long i) { stacks_.release(static_cast<size_t>(i)); }
 
   // Only from inside run()'s fibers:
   // __syncthreads: returns how many threads brought predicate != 0.
@@ -84,6 +103,8 @@ class Scheduler {
   };
 
   static void fiber_main(void* scheduler);
+  static void alone_main(void* scheduler);
+  [[noreturn]] void stop();
 
   bool runnable(const Thread& thread) const;
   void wait(State state);
@@ -94,9 +115,12 @@ class Scheduler {
   StackPool stacks_;
   std::vector<Thread> threads_;
   Warp warps_[32];
-  FiberContext home_;  // the OS thread, which run() switches from and back to
+  FiberContext home_;   // the OS thread, which run() switches from and back to
+  FiberContext alone_;  // run_alone's fiber
   void (*body_)(void*, uint32_t) = nullptr;
   void* arg_ = nullptr;
+  void (*alone_fn_)(void*) = nullptr;
+  const std::atomic<bool>* stop_ = nullptr;
   bool running_ = false;
   Outcome outcome_ = Outcome::kFinished;
   uint32_t threads_in_block_ = 0;
@@ -147,6 +171,9 @@ inline void Scheduler::switch_away(uint32_t start, bool returned) {
 inline uint32_t Scheduler::sync_threads(int predicate) {
   block_count_ += predicate != 0;
   if (++block_waiting_ == live_) {
+    // Once a barrier round: a block that loops forever through barriers
+    // stops here.
+    if (stop_->load(std::memory_order_relaxed)) stop();
     release_block();
   } else {
     wait(State::kBlockBarrier);
@@ -155,6 +182,7 @@ inline uint32_t Scheduler::sync_threads(int predicate) {
 }
 
 inline uint64_t Scheduler::warp_exchange(int op, uint32_t mask, uint64_t value, uint32_t src) {
+  if (stop_->load(std::memory_order_relaxed)) stop();
   const uint32_t w = current_ / 32, lane = current_ % 32;
   Warp& warp = warps_[w];
   warp.mask[lane] = mask | 1u << lane;  // a lane always meets itself

@@ -25,10 +25,17 @@
 #include <string.h>
 #include <time.h>
 
+// <memory> and <stdexcept> come before __noinline__ is defined below:
+// libstdc++ spells __attribute__((__noinline__)) in <memory>, which other
+// standard headers include (<stdexcept> does with GCC 13), so a kernel that
+// includes them after this header would not compile.
+#include <memory>
+#include <stdexcept>
 #include <type_traits>
 #include <utility>
 #if __cpp_exceptions
 #include <exception>
+#include <new>
 #endif
 
 #include "gpuvec/emulation.h"
@@ -53,8 +60,7 @@
 #define __device__ GPUVEC_EMU_HIDDEN
 #define __host__
 #define __forceinline__ __inline__ __attribute__((always_inline))
-// Note: libstdc++'s <memory> spells __attribute__((__noinline__)); include it
-// before this header, if at all (NVRTC has no <memory> either).
+// (libstdc++'s <memory> spells __attribute__((__noinline__)): included above.)
 #define __noinline__ __attribute__((noinline))
 #define __launch_bounds__(...)
 #define __constant__
@@ -169,7 +175,9 @@ inline void require_cooperative(const char* what) {
 }  // namespace gpuvec_emu
 
 // Dynamic shared memory (extern __shared__ T name[], rewritten by gpuvec into
-// a call of this): the block's config.shared_mem bytes, 16-byte aligned.
+// a call of this): the block's config.shared_mem bytes, 16-byte aligned,
+// followed by a page that faults: an access past them (any access, with
+// shared_mem=0) fails the launch with cudaErrorIllegalAddress.
 inline void* gpuvec_dynamic_shared() { return gpuvec_emu::block->dynamic_shared; }
 
 // --- Math ------------------------------------------------------------------------------------
@@ -718,6 +726,95 @@ inline void run_caught(Body&& body) {
 #else
   body();
 #endif
+}
+
+// A context without threads (gpuvec/emulation.h): an ElementwiseKernel's
+// range, a ReductionKernel's item or the rest of its call. Runs body there:
+// an assert, __trap or C++ exception in it is recorded as the call's failure
+// and ends body. Returns 0, 1 after such a failure, or 2 when memory ran out
+// (std::bad_alloc, which gpuvec reports as itself).
+template <class Body>
+inline int contained_call(Body& body) {
+#if __cpp_exceptions
+  char what[256];
+  what[0] = '\0';
+  try {
+    body();
+  } catch (const std::bad_alloc&) {
+    return 2;
+  } catch (const std::exception& e) {
+    snprintf(what, sizeof what, "%s", e.what()[0] ? e.what() : "a std::exception");
+  } catch (...) {
+    snprintf(what, sizeof what, "an exception that is not a std::exception");
+  }
+  if (what[0]) fail(GPUVEC_EMULATION_FAILURE_EXCEPTION, what);
+#else
+  body();
+#endif
+  return 0;
+}
+
+// An exception that the user's code threw inside a loop that no exception
+// may leave (an `omp simd` loop): what it said, until report_caught.
+GPUVEC_EMU_THREAD_LOCAL char caught_what[256];
+
+// Keeps what the exception being handled says (the first one). Only in a
+// catch block.
+__attribute__((noinline, cold)) inline void catch_current() noexcept {
+#if __cpp_exceptions
+  if (caught_what[0]) return;
+  try {
+    throw;
+  } catch (const std::exception& e) {
+    snprintf(caught_what, sizeof caught_what, "%s", e.what()[0] ? e.what() : "a std::exception");
+  } catch (...) {
+    snprintf(caught_what, sizeof caught_what, "an exception that is not a std::exception");
+  }
+#endif
+}
+
+// Functor F, whose exceptions are caught where they are thrown: the call
+// then gives a value-initialized result. Where nothing F calls can throw, the
+// compiler drops the handler, and the loop vectorizes as with F itself.
+template <class F>
+struct Caught {
+  template <class... A>
+  auto operator()(A... a) const -> decltype(F{}(a...)) {
+#if __cpp_exceptions
+    try {
+      return F{}(a...);
+    } catch (...) {
+      catch_current();
+      return decltype(F{}(a...))();
+    }
+#else
+    return F{}(a...);
+#endif
+  }
+};
+
+// Fails the call if Caught caught an exception.
+inline void report_caught() {
+  if (__builtin_expect(caught_what[0] != '\0', 0)) {
+    char what[sizeof caught_what];
+    memcpy(what, caught_what, sizeof what);
+    caught_what[0] = '\0';
+    fail(GPUVEC_EMULATION_FAILURE_EXCEPTION, what);
+  }
+}
+
+template <class Body>
+inline int run_contained(gpuvec_emulation_block* context, Body&& body) {
+  gpuvec_emulation_block* const outer_block = block;
+  jmp_buf* const outer_exit = plain_exit;
+  begin_block(context);
+  jmp_buf stop;
+  plain_exit = &stop;
+  volatile int result = 1;  // what a failure, jumping back here, leaves
+  if (setjmp(stop) == 0) result = contained_call(body);
+  plain_exit = outer_exit;
+  block = outer_block;
+  return result;
 }
 
 template <class>

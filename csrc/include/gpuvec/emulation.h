@@ -26,7 +26,7 @@
 extern "C" {
 #endif
 
-#define GPUVEC_EMULATION_VERSION 1
+#define GPUVEC_EMULATION_VERSION 2
 
 typedef struct gpuvec_emulation_dim3 {
   uint32_t x, y, z;
@@ -99,7 +99,18 @@ typedef struct gpuvec_emulation_runtime {
 
 /* One block of a launch, as an entry sees it. The runtime owns it; an OS
  * thread runs one block at a time, so it is the same for all the block's
- * threads. */
+ * threads.
+ *
+ * dynamic_shared ends at a page that faults when touched: an access past
+ * dynamic_shared_size bytes (any access, for a launch with no dynamic shared
+ * memory, where dynamic_shared is not NULL but points at that page) fails
+ * the launch with cudaErrorIllegalAddress.
+ *
+ * An ElementwiseKernel's or a ReductionKernel's library (gpuvec/map.hpp's
+ * GPUVEC_MAP_ENTRY, gpuvec/reduce.hpp's GPUVEC_REDUCE_ENTRY, built against
+ * this header) gets a context without threads: block_dim is 0 x 0 x 0, only
+ * fail and index_fault may be called through it, and it is shared by every
+ * OS thread that runs a part of the call. */
 typedef struct gpuvec_emulation_block {
   const gpuvec_emulation_runtime* runtime;
   gpuvec_emulation_dim3 grid_dim;
@@ -113,6 +124,16 @@ typedef struct gpuvec_emulation_block {
 
 /* The type of an entry. */
 typedef void (*gpuvec_emulation_entry)(gpuvec_emulation_block* block, void* const* params);
+
+/* An ElementwiseKernel's entry: out = f(in...) over the linear indices
+ * [begin, end) of *layout (gpuvec/map.hpp). A failure of the user's code is
+ * recorded through context->runtime->fail and ends the range: the entry then
+ * returns 1; 2 when memory ran out (std::bad_alloc); else 0. A
+ * ReductionKernel's entry (gpuvec/reduce.hpp) finds the context in the
+ * HostReduceCall it is given. */
+typedef int (*gpuvec_emulation_map_entry)(gpuvec_emulation_block* context, const void* layout,
+                                          void* out, const void* const* in, int64_t begin,
+                                          int64_t end);
 
 #ifdef __cplusplus
 }

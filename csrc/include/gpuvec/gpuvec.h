@@ -42,8 +42,15 @@ extern "C" {
 typedef enum gpuvec_dtype {
   GPUVEC_FLOAT32 = 0,
   GPUVEC_FLOAT64 = 1,
-  GPUVEC_INT64 = 2, /* argmin/argmax results */
-  GPUVEC_BOOL = 3   /* one byte, 0 or 1: comparisons, tests, where's condition */
+  GPUVEC_INT64 = 2, /* also argmin's and argmax's results */
+  GPUVEC_BOOL = 3,  /* one byte, 0 or 1: comparisons, tests, where's condition */
+  GPUVEC_INT8 = 4,
+  GPUVEC_INT16 = 5,
+  GPUVEC_INT32 = 6,
+  GPUVEC_UINT8 = 7,
+  GPUVEC_UINT16 = 8,
+  GPUVEC_UINT32 = 9,
+  GPUVEC_UINT64 = 10
 } gpuvec_dtype;
 
 /* Where an array's elements are. */

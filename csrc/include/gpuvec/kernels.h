@@ -69,6 +69,9 @@ typedef struct gpuvec_kernel_config {
   gpuvec_dim3 grid;
   gpuvec_dim3 block;
   size_t shared_mem; /* bytes of dynamic shared memory (extern __shared__) */
+  double timeout;    /* the host emulation's: seconds the launch may run before it is
+                        stopped (cudaErrorLaunchTimeout); 0: GPUVEC_KERNEL_TIMEOUT's, else
+                        none. A GPU ignores it: a queued launch cannot be stopped. */
 } gpuvec_kernel_config;
 
 /* What the backend can tell about a compiled kernel; -1 where it cannot. */

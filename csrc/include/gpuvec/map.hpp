@@ -1,11 +1,12 @@
 // gpuvec's elementwise machinery: out = f(in...) over a layout, on either
-// backend. gpuvec's own elementwise ops use it (csrc/cuda/map.cuh and
-// csrc/host/map.hpp launch it), and so does a user's ElementwiseKernel,
-// compiled from this header by NVRTC on a GPU and by the host compiler
-// without one (gpuvec/kernels/_elementwise.py): one copy of the kernels and
-// of the choice among them.
+// backend. gpuvec's own elementwise ops and conversions use it (on a GPU,
+// compiled by NVRTC at their first use: csrc/cuda/own_map.hpp; on the host,
+// csrc/host/map.hpp), and so does a user's ElementwiseKernel, compiled from
+// this header by NVRTC on a GPU and by the host compiler without one
+// (gpuvec/kernels/_elementwise.py): one copy of the kernels and of the
+// choice among them.
 //
-// The CUDA kernels (compiled by nvcc and NVRTC). Four kernels cover every
+// The CUDA kernels (compiled by NVRTC). Four kernels cover every
 // layout:
 //   - contiguous: 16-byte packs (float4 / double2 loads and stores; a
 //     bool result of float inputs is stored 4 bytes at a time), with a
@@ -264,8 +265,16 @@ template <class F, class T, class... In, size_t... K>
 inline void map_entry_of(const void* layout, void* out, const void* const* in, int64_t begin,
                          int64_t end, index_sequence<K...>) {
   constexpr int N = 1 + sizeof...(In);
+#if defined(GPUVEC_EMULATION)
+  // No exception may leave the loop's `omp simd` region (it would end the
+  // process): the user's are caught in it, and reported after it.
+  map_range(*static_cast<const Layout<N>*>(layout), ::gpuvec_emu::Caught<F>{},
+            static_cast<T*>(out), begin, end, *static_cast<const Operand<In>*>(in[K])...);
+  ::gpuvec_emu::report_caught();
+#else
   map_range(*static_cast<const Layout<N>*>(layout), F{}, static_cast<T*>(out), begin, end,
             *static_cast<const Operand<In>*>(in[K])...);
+#endif
 }
 
 template <class F, class T, class... In>
@@ -275,12 +284,25 @@ inline void map_entry(const void* layout, void* out, const void* const* in, int6
 }
 
 // GPUVEC_MAP_ENTRY(name, F, T, In...): the exported entry `name` of functor F
-// computing a T from inputs of types In... (a MapEntry).
+// computing a T from inputs of types In... (a MapEntry). Built against
+// gpuvec/cuda_emulation.h, as a user's library is, it is a
+// gpuvec_emulation_map_entry instead: the user's failures (assert, __trap,
+// an exception) end the range and are reported through the context.
+#if defined(GPUVEC_EMULATION)
+#define GPUVEC_MAP_ENTRY(name, F, ...)                                                       \
+  extern "C" __attribute__((visibility("default"))) int name(                                \
+      gpuvec_emulation_block* context, const void* layout, void* out, const void* const* in, \
+      int64_t begin, int64_t end) {                                                          \
+    return ::gpuvec_emu::run_contained(                                                      \
+        context, [&] { ::gpuvec::map_entry<F, __VA_ARGS__>(layout, out, in, begin, end); }); \
+  }
+#else
 #define GPUVEC_MAP_ENTRY(name, F, ...)                                                    \
   extern "C" __attribute__((visibility("default"))) void name(                            \
       const void* layout, void* out, const void* const* in, int64_t begin, int64_t end) { \
     ::gpuvec::map_entry<F, __VA_ARGS__>(layout, out, in, begin, end);                     \
   }
+#endif
 
 #endif  // !__CUDACC__
 

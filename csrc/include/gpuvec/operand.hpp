@@ -8,6 +8,54 @@
 
 namespace gpuvec {
 
+// A float to int32 or int64 as x86-64's conversion instructions give it:
+// toward zero, and the most negative value for NaN, infinities and what does
+// not fit (C++ leaves those undefined; CUDA saturates instead).
+template <class I, class F>
+GPUVEC_HD I truncated(F x) {
+  constexpr F kLimit = sizeof(I) == 4 ? F(2147483648.0) : F(9223372036854775808.0);
+  if (x >= -kLimit && x < kLimit) return static_cast<I>(x);  // false for NaN
+  return sizeof(I) == 4 ? I(INT32_MIN) : I(INT64_MIN);
+}
+
+// An unsigned integer of U's width from a float, as x86-64 compilers convert
+// it: values from 2^(bits-1) up are shifted down by that before the signed
+// conversion, and the top bit put back after it.
+template <class U, class F>
+GPUVEC_HD U truncated_unsigned(F x) {
+  using I = typename signed_of<U>::type;
+  constexpr U kTop = U(1) << (8 * sizeof(U) - 1);
+  const F top = F(kTop);
+  if (x >= top) return static_cast<U>(truncated<I>(x - top)) ^ kTop;
+  return static_cast<U>(truncated<I>(x));
+}
+
+// x converted to To as NumPy's astype converts it (casting="unsafe"), the
+// same on every compiler and device:
+//   - to bool: nonzero (NaN too) is true;
+//   - between integers: modulo 2^bits (NumPy wraps);
+//   - from a float to an integer: toward zero. A NaN, an infinity or a value
+//     out of range (NumPy warns "invalid value encountered in cast") gives
+//     what NumPy gives on x86-64: narrower integers and int32 go through
+//     int32, uint32 and uint64 through the unsigned conversion of their
+//     width, int64 through int64.
+template <class To, class From>
+GPUVEC_HD To convert(From x) {
+  if constexpr (is_same_v<To, bool>) {
+    return x != From(0);
+  } else if constexpr (is_float_v<From> && !is_float_v<To>) {
+    if constexpr (is_same_v<To, uint32_t> || is_same_v<To, uint64_t>) {
+      return truncated_unsigned<To>(x);
+    } else if constexpr (sizeof(To) <= 4) {
+      return static_cast<To>(static_cast<uint32_t>(truncated<int32_t>(x)));
+    } else {
+      return truncated<int64_t>(x);
+    }
+  } else {
+    return static_cast<To>(x);
+  }
+}
+
 // V consecutive elements, moved by one aligned load or store (16 bytes when
 // V * sizeof(T) == 16).
 template <class T, int V>
@@ -46,7 +94,7 @@ struct Operand {
   const S* p;  // element (0, ..., 0), or null: every element is `value`
   T value;
 
-  GPUVEC_HD T at(int64_t offset) const { return p ? static_cast<T>(p[offset]) : value; }
+  GPUVEC_HD T at(int64_t offset) const { return p ? convert<T>(p[offset]) : value; }
 
   // Pack i of a contiguous array whose p is aligned to a pack, or `value` in
   // every lane.
@@ -72,7 +120,7 @@ struct Operand {
       return stored;
     } else {
       Pack<T, V> r;
-      for (int j = 0; j < V; ++j) r.v[j] = static_cast<T>(stored.v[j]);
+      for (int j = 0; j < V; ++j) r.v[j] = convert<T>(stored.v[j]);
       return r;
     }
   }

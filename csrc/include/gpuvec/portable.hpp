@@ -14,14 +14,23 @@
 #if defined(__CUDACC_RTC__)
 typedef signed char int8_t;
 typedef unsigned char uint8_t;
+typedef short int16_t;
+typedef unsigned short uint16_t;
 typedef int int32_t;
 typedef unsigned int uint32_t;
 typedef long long int64_t;
 typedef unsigned long long uint64_t;
 typedef unsigned long long uintptr_t;
 typedef decltype(sizeof(0)) size_t;
-#ifndef INT64_MAX  // <stdint.h>'s, which argmin's identity uses
+// <stdint.h>'s limits, which argmin's identity and conversions use.
+#ifndef INT64_MAX
 #define INT64_MAX 0x7fffffffffffffffLL
+#endif
+#ifndef INT64_MIN
+#define INT64_MIN (-INT64_MAX - 1)
+#endif
+#ifndef INT32_MIN
+#define INT32_MIN (-2147483647 - 1)
 #endif
 // <math.h>'s INFINITY and NAN, which users' kernels write as in C (a
 // ReductionKernel's identity "-INFINITY"); NVRTC has no <math.h> to give them.
@@ -63,6 +72,22 @@ template <class A, class B>
 constexpr bool is_same_v = false;
 template <class A>
 constexpr bool is_same_v<A, A> = true;
+
+// The signed integer of an unsigned one's width (std::make_signed).
+template <class U>
+struct signed_of;
+template <>
+struct signed_of<uint32_t> {
+  using type = int32_t;
+};
+template <>
+struct signed_of<uint64_t> {
+  using type = int64_t;
+};
+
+// std::is_floating_point_v, for the arithmetic types.
+template <class T>
+constexpr bool is_float_v = is_same_v<T, float> || is_same_v<T, double>;
 
 }  // namespace gpuvec
 

@@ -1,7 +1,8 @@
 // gpuvec's reduction engine: out[r] = finish(combine over j of term(in...[r, j])),
 // the rows r of the inputs over their last dimensions, on either backend.
-// gpuvec's own reductions run it (csrc/cuda/reduce_axis.cu and
-// csrc/host/reduce_axis.cpp), a sum or dot of every element as one row, and
+// gpuvec's own reductions run it (csrc/cuda/reduce_axis.cpp, whose kernels
+// NVRTC compiles at their first use, and csrc/host/reduce_axis.cpp), a sum or
+// dot of every element as one row, and
 // so does a user's ReductionKernel, compiled from this header by NVRTC on a
 // GPU and by the host compiler without one (gpuvec/kernels/_reduction.py):
 // one copy of the kernels and of the choice among them.
@@ -897,26 +898,42 @@ struct HostReduceCall {
   const void* const* in;
   void (*run_items)(int64_t count, void (*item)(void* context, int64_t i, int thread),
                     void* context);
+  // Where the library is built against gpuvec/cuda_emulation.h: the
+  // gpuvec_emulation_block through which the user's failures are reported
+  // (gpuvec/emulation.h).
+  void* failures;
 };
-// 0, or 1 where memory ran out.
+// 0; 1 where memory ran out; 2 where the user's code failed (an assert,
+// __trap, an exception: reported through `failures`).
 using ReduceEntry = int (*)(const HostReduceCall* call);
 
 // The Host of reduce_tiles_on_host in a user's library: the pool's items one
 // by one, the loops as compiled.
 struct PoolHost {
   void (*run_items)(int64_t, void (*)(void*, int64_t, int), void*);
+  void* failures;
 
   template <class F>
   void for_each(int64_t count, bool parallel, F&& f) const {
-    using Body = std::remove_reference_t<F>;
+#if defined(GPUVEC_EMULATION)
+    // Each item contains its own failures: on a thread of the pool, none
+    // may leave it.
+    gpuvec_emulation_block* const context = static_cast<gpuvec_emulation_block*>(failures);
+    const auto item = [&f, context](int64_t i, int thread) {
+      ::gpuvec_emu::run_contained(context, [&] { f(i, thread); });
+    };
+#else
+    auto& item = f;
+#endif
+    using Body = std::remove_reference_t<decltype(item)>;
     if (!parallel || count <= 1) {
-      for (int64_t i = 0; i < count; ++i) f(i, 0);
+      for (int64_t i = 0; i < count; ++i) item(i, 0);
       return;
     }
     run_items(
         count,
         [](void* context, int64_t i, int thread) { (*static_cast<Body*>(context))(i, thread); },
-        &f);
+        const_cast<void*>(static_cast<const void*>(&item)));
   }
   template <class T, class F>
   static auto vectorized(const F& f) {
@@ -926,14 +943,25 @@ struct PoolHost {
 
 template <class Op, class Out, class... In, size_t... K>
 int reduce_entry_of(const HostReduceCall& c, index_sequence<K...>) {
-  try {
-    reduce_tiles_on_host(PoolHost{c.run_items},
+  const auto reduce = [&] {
+    reduce_tiles_on_host(PoolHost{c.run_items, c.failures},
                          *static_cast<const ReduceLayout<sizeof...(In)>*>(c.layout), Op{},
                          static_cast<Out*>(c.out), static_cast<const In*>(c.in[K])...);
+  };
+#if defined(GPUVEC_EMULATION)
+  // The user's code runs outside the items too (the finish of rows that took
+  // several blocks).
+  const int failed =
+      ::gpuvec_emu::run_contained(static_cast<gpuvec_emulation_block*>(c.failures), reduce);
+  return failed == 0 ? 0 : failed == 2 ? 1 : 2;
+#else
+  try {
+    reduce();
     return 0;
   } catch (...) {  // std::bad_alloc: nothing else throws
     return 1;
   }
+#endif
 }
 
 template <class Op, class Out, class... In>

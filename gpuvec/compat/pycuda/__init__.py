@@ -12,7 +12,7 @@ The same code then runs on gpuvec's CUDA backend (NVRTC compiles the
 kernels) and on its host backend, without a GPU (the host compiler runs
 them in gpuvec's CUDA emulation). What differs from PyCUDA, and why:
 
-- Data lives in gpuvec's dtypes, float32, float64 and bool: a ``GPUArray``
+- Data lives in gpuvec's dtypes, every real dtype but float16: a ``GPUArray``
   or a ``memcpy`` of another dtype raises ``TypeError``. A kernel still
   takes NumPy arrays of any dtype through ``In``, ``Out`` and ``InOut``.
 - Every kernel argument is checked against the kernel's signature: a

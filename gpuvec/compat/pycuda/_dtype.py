@@ -22,7 +22,7 @@ def checked_dtype(dtype, what: str) -> np.dtype:
     Raises
     ------
     TypeError
-        For a dtype that gpuvec's arrays do not hold (int32, complex64, ...):
+        For a dtype that gpuvec's arrays do not hold (float16, complex64, ...):
         the compatibility layer does not emulate one dtype with another.
 
     Examples
@@ -32,7 +32,7 @@ def checked_dtype(dtype, what: str) -> np.dtype:
     >>> checked_dtype(np.complex64, "gpuarray.empty")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
         ...
-    TypeError: gpuarray.empty: dtype must be float32, float64 or bool, got complex64; ...
+    TypeError: gpuarray.empty: dtype must be one of float32, ...; got complex64; ...
     """
     try:
         return check_array_dtype(dtype)
@@ -49,7 +49,7 @@ def holds(dtype: np.dtype) -> bool:
 
     Examples
     --------
-    >>> holds(np.dtype(np.float64)), holds(np.dtype(np.int8))
-    (True, False)
+    >>> holds(np.dtype(np.float64)), holds(np.dtype(np.int8)), holds(np.dtype(np.float16))
+    (True, True, False)
     """
     return dtype in ARRAY_DTYPES

@@ -292,7 +292,7 @@ def memcpy_htod(dest, src) -> None:
     dest : DeviceAllocation, GPUArray or int
         The memory, or an address in a live allocation.
     src : numpy.ndarray
-        float32, float64 or bool data; it must fit from ``dest`` on.
+        data of one of gpuvec's dtypes; it must fit from ``dest`` on.
 
     Raises
     ------

@@ -3,7 +3,7 @@
 A :class:`GPUArray` wraps a :class:`gpuvec.DeviceArray`: its operators and
 the functions here run gpuvec's ops (on the GPU, or on the host backend without
 one), and ``.gpudata`` is its memory, for a kernel's pointer parameter. It
-holds gpuvec's dtypes, float32, float64 and bool; other dtypes raise
+holds gpuvec's dtypes, every real dtype but float16; other dtypes raise
 ``TypeError``.
 """
 
@@ -62,7 +62,7 @@ class GPUArray:
     ----------
     shape : int or tuple of int
     dtype : dtype_like
-        float32, float64 or bool.
+        One of gpuvec's dtypes (every real dtype but float16).
     allocator : callable, optional
         Accepted and unused: gpuvec allocates from its caching pool.
     gpudata : DeviceAllocation, optional
@@ -257,7 +257,7 @@ class GPUArray:
         return GPUArray._wrap(self._array.copy())
 
     def astype(self, dtype, stream=None) -> GPUArray:
-        """A copy converted to ``dtype`` (float32, float64 or bool).
+        """A copy converted to ``dtype`` (one of gpuvec's).
 
         Examples
         --------
