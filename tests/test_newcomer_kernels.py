@@ -139,6 +139,28 @@ def test_block_is_still_required(backend):
         doublify(np.zeros(16, np.float32), grid=1)
 
 
+# --- CuPy's launch ----------------------------------------------------------------------------
+
+
+def test_cupys_launch_takes_grid_block_and_an_argument_tuple(backend, rng):
+    kernel = gpuvec.SourceModule(GRID_SHAPE).grid_shape
+    block = int(rng.integers(1, 257))
+    out = np.zeros(4, np.int32)
+    kernel((3, 2), (block,), (out,))
+    np.testing.assert_array_equal(out, [3, 2, 1, 3 * 2 * block])
+    doublify = gpuvec.SourceModule(DOUBLIFY).doublify
+    a = rng.standard_normal(16).astype(np.float32)
+    expected = a * 2
+    doublify(1, 16, [a])  # numbers and a list, as CuPy takes them too
+    np.testing.assert_array_equal(a, expected)
+
+
+def test_three_arguments_without_a_block_are_not_cupys_launch(backend):
+    doublify = gpuvec.SourceModule(DOUBLIFY).doublify
+    with pytest.raises(TypeError, match=r"CuPy's kernel\(grid, block, \(args...\)\)"):
+        doublify(np.zeros(16, np.float32), 1, 2)
+
+
 # --- a kernel's name --------------------------------------------------------------------------
 
 

@@ -472,6 +472,18 @@ def interruptible(call, *args):
     raise failure
 
 
+def _cupy_launch(args: tuple, name: str) -> tuple[tuple, object, object]:
+    """CuPy's ``kernel(grid, block, args)`` as (args, grid, block)."""
+    shape = (int, tuple, list)
+    if len(args) == 3 and isinstance(args[0], shape) and isinstance(args[1], shape):
+        if isinstance(args[2], (tuple, list)):
+            return tuple(args[2]), args[0], args[1]
+    raise TypeError(
+        f"{name}() needs its block: kernel(*args, block=(x, y, z), grid=...), or CuPy's "
+        f"kernel(grid, block, (args...))"
+    )
+
+
 def _timeout_seconds(timeout) -> float:
     """A launch's ``timeout=`` as the launch configuration takes it: 0.0 for None."""
     if timeout is None:
@@ -548,9 +560,19 @@ class Kernel:
         return launcher
 
     def __call__(
-        self, *args, block, grid=(1, 1, 1), shared_mem=0, stream=None, check=None, timeout=None
+        self,
+        *args,
+        block=None,
+        grid=(1, 1, 1),
+        shared_mem=0,
+        stream=None,
+        check=None,
+        timeout=None,
     ):
         """Launches the kernel on ``grid`` blocks of ``block`` threads.
+
+        Also takes CuPy's launch, ``kernel(grid, block, args)``: the grid and
+        the block first, then the arguments as one tuple.
 
         Parameters
         ----------
@@ -593,7 +615,15 @@ class Kernel:
         >>> doublify(a, block=(4, 4, 1))
         >>> float(a.sum())
         32.0
+
+        CuPy's launch of the same kernel:
+
+        >>> doublify((1,), (4, 4), (a,))
+        >>> float(a.sum())
+        64.0
         """
+        if block is None:
+            args, grid, block = _cupy_launch(args, self.name)
         self._launch(args, grid, block, shared_mem, stream, check, timeout)
 
     def __getitem__(self, config) -> _ConfiguredKernel:
