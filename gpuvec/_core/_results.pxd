@@ -41,7 +41,7 @@ cdef object host_device_array(cnp.ndarray array)
 cdef object device_view(ArrayFields base, tuple shape, Py_ssize_t offset)
 cdef int describe_fresh(gpuvec_array* a, uintptr_t address, gpuvec_dtype dtype, int ndim,
                         const int64_t* shape) except -1
-cdef int npy_type(gpuvec_dtype dtype) noexcept
+cdef int npy_type(gpuvec_dtype dtype) except -1
 cdef object numpy_dtype(gpuvec_dtype dtype)
 
 # A user's out=.

@@ -493,29 +493,13 @@ cdef int _stride_order(const gpuvec_array* a, int ndim, const int64_t* shape) no
     return _NO_ORDER  # one dimension of more than one element: either order is the same
 
 
-cdef int npy_type(gpuvec_dtype dtype) noexcept:
-    """NumPy's type number of an ABI dtype."""
+cdef int npy_type(gpuvec_dtype dtype) except -1:
+    """NumPy's type number of an ABI dtype (the commonest answered in C)."""
     if dtype == GPUVEC_FLOAT32:
         return cnp.NPY_FLOAT32
-    if dtype == GPUVEC_BOOL:
-        return cnp.NPY_BOOL
-    if dtype == GPUVEC_INT8:
-        return cnp.NPY_INT8
-    if dtype == GPUVEC_INT16:
-        return cnp.NPY_INT16
-    if dtype == GPUVEC_INT32:
-        return cnp.NPY_INT32
-    if dtype == GPUVEC_INT64:
-        return cnp.NPY_INT64
-    if dtype == GPUVEC_UINT8:
-        return cnp.NPY_UINT8
-    if dtype == GPUVEC_UINT16:
-        return cnp.NPY_UINT16
-    if dtype == GPUVEC_UINT32:
-        return cnp.NPY_UINT32
-    if dtype == GPUVEC_UINT64:
-        return cnp.NPY_UINT64
-    return cnp.NPY_FLOAT64
+    if dtype == GPUVEC_FLOAT64:
+        return cnp.NPY_FLOAT64
+    return dtype_of_code(dtype).num
 
 
 cdef object numpy_dtype(gpuvec_dtype dtype):
