@@ -14,17 +14,18 @@ namespace gpuvec::cuda {
 
 std::string map_expression(MapKernel kernel, int N, int V, const char* out,
                            const std::string& functor, const std::string& operands) {
-  const std::string n = std::to_string(N);
-  const std::string v = std::to_string(V);
   const std::string types = std::string(out) + ", " + functor + operands;
+  const std::string n = std::to_string(N);
   switch (kernel) {
     case MapKernel::kContiguousPacks:
-      return "gpuvec::map_contiguous<" + std::string(out) + ", " + v + ", " + functor + operands +
-             ">";
-    case MapKernel::kContiguous:
-      return "gpuvec::map_contiguous<" + std::string(out) + ", 1, " + functor + operands + ">";
+    case MapKernel::kContiguous: {
+      // One element at a time where an operand is not aligned to a pack.
+      const int width = kernel == MapKernel::kContiguousPacks ? V : 1;
+      return "gpuvec::map_contiguous<" + std::string(out) + ", " + std::to_string(width) + ", " +
+             functor + operands + ">";
+    }
     case MapKernel::kRows:
-      return "gpuvec::map_rows<" + v + ", " + n + ", " + types + ">";
+      return "gpuvec::map_rows<" + std::to_string(V) + ", " + n + ", " + types + ">";
     case MapKernel::kStrided:
       return "gpuvec::map_strided<" + n + ", " + types + ">";
   }

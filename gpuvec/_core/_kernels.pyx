@@ -538,7 +538,7 @@ cdef class MapKernel:
         gpuvec::MapKernel, or the one entry of the host library.
     out_dtype : numpy.dtype
     in_dtypes : list of numpy.dtype
-        float32, float64 or bool each.
+        Each one of ARRAY_DTYPES.
     """
 
     cdef gpuvec_map_kernel desc
@@ -586,7 +586,7 @@ cdef class MapReduceKernel:
         gpuvec::ReduceKernel, or the one entry of the host library.
     out_dtype : numpy.dtype
     in_dtypes : list of numpy.dtype
-        float32, float64 or bool each.
+        Each one of ARRAY_DTYPES.
     state_size : int
         The bytes of the reduction's state.
     has_identity : bool
