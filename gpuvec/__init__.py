@@ -23,11 +23,17 @@ from gpuvec._backend import backend, devices, is_available, set_backend, synchro
 from gpuvec._backend import choose_later as _choose_backend_later
 from gpuvec._dtypes import get_precision, precision, set_precision
 from gpuvec._errors import (
+    BarrierDivergenceError,
     CompileError,
     CudaError,
     GpuvecError,
     HostFallbackWarning,
+    KernelBugError,
+    OutOfBoundsError,
     OutOfMemoryError,
+    RaceError,
+    UninitializedReadError,
+    WarpMaskError,
 )
 from gpuvec.blas import asum, axpby, norm
 from gpuvec.creation import (
@@ -56,6 +62,8 @@ from gpuvec.memory import free_cached, memory_info, memory_limit, set_memory_lim
 # The reductions (sum, mean, ...), one per public reduction row of the op table.
 from gpuvec.reductions import *  # noqa: F403
 from gpuvec.reductions import __all__ as _reductions
+from gpuvec.scans import bincount, cumprod, cumsum, histogram
+from gpuvec.sorting import argsort, searchsorted, sort, unique
 from gpuvec.streams import Event, Stream, current_stream
 
 # The plain elementwise functions (add, exp, ...), one per row of the op table.
@@ -133,6 +141,7 @@ def get_include() -> str:
 
 
 __all__ = [
+    "BarrierDivergenceError",
     "CompileError",
     "CudaError",
     "Device",
@@ -142,21 +151,30 @@ __all__ = [
     "GpuvecError",
     "HostFallbackWarning",
     "Kernel",
+    "KernelBugError",
+    "OutOfBoundsError",
     "OutOfMemoryError",
+    "RaceError",
     "RawKernel",
     "ReductionKernel",
     "SourceModule",
     "Stream",
+    "UninitializedReadError",
+    "WarpMaskError",
     "arange",
+    "argsort",
     "asarray",
     "asnumpy",
     "asum",
     "axpby",
     "axpy",
     "backend",
+    "bincount",
     "broadcast_to",
     "clip",
     "concatenate",
+    "cumprod",
+    "cumsum",
     "current_device",
     "current_stream",
     "devices",
@@ -170,6 +188,7 @@ __all__ = [
     "fuse",
     "get_include",
     "get_precision",
+    "histogram",
     "is_available",
     "memory_info",
     "memory_limit",
@@ -178,13 +197,16 @@ __all__ = [
     "ones_like",
     "precision",
     "scale",
+    "searchsorted",
     "set_backend",
     "set_memory_limit",
     "set_precision",
+    "sort",
     "squeeze",
     "stack",
     "synchronize",
     "to_device",
+    "unique",
     "where",
     "zeros",
     "zeros_like",

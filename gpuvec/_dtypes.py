@@ -6,9 +6,13 @@ bits): ``to_device`` keeps the data's dtype, ``astype`` converts as NumPy's
 does, and users' kernels take every one of them (an ``int*`` parameter an
 int32 array).
 
-gpuvec's own ops compute in float32 or float64. The result dtype is NumPy's
-``result_type`` of the inputs, mapped into those two, unless a precision
-or a ``dtype=`` says otherwise:
+gpuvec's own ops compute in the dtype NumPy 2 computes in: each op asks
+its NumPy ufunc to resolve its loop for the inputs (NEP 50: Python numbers
+are "weak" and take the other operand's dtype), so integers stay integers,
+wrapping around as NumPy's do, ``//`` and ``%`` floor, ``/`` and the float
+functions (``sqrt``, ``exp``...) give floats, bools with bools give bools
+(``add`` is their logical or), and mixed signedness promotes as in NumPy.
+A precision or a ``dtype=`` changes the float results only:
 
 =================================================  ===============
 inputs                                             result
@@ -18,11 +22,17 @@ float16 (alone or with float32)                    float32
 float32 with bools or 8- or 16-bit ints            float32
 any float64                                        float64
 float32 with 32- or 64-bit ints                    float64
-ints or bools alone, or Python scalars alone       float64
-any inputs, under ``precision("float32")``         float32
-any inputs, under ``precision("float64")``         float64
+ints, bools, Python numbers: an integer op         NumPy's integer dtype
+the same, a float op (``/``, ``sqrt``)             NumPy's float dtype
+a float result, under ``precision("float32")``     float32
+a float result, under ``precision("float64")``     float64
 any inputs, with ``dtype=`` (wins over precision)  that dtype
 =================================================  ===============
+
+Where NumPy's loop is float16 (``sqrt`` of an int8 array), gpuvec computes
+and returns float32: NumPy computes its float16 loops in float32 too, and
+rounds the result to float16. A Python int out of an integer dtype's range
+raises NumPy's OverflowError (comparisons take it, as NumPy 2's do).
 
 ``dtype=np.float32`` (or ``np.float64``) overrides the result of one call,
 casting the inputs: the classic GPU-tutorial way of running float64 data in
@@ -33,10 +43,9 @@ On the GPU the float64 <-> float32 cast is not a pass of its own: it happens
 in the copy that moves the data, while NumPy data is gathered into pinned
 staging memory on its way to the device, so float64 data for a float32 op
 crosses the bus as float32. (On the host backend, where nothing moves, the
-data is converted before the op reads it.) Integer data is converted the
-same way; NumPy converts host ints and float16 first. Arithmetic in the
-integer dtypes themselves, with NumPy's wraparound and promotion, is not
-there yet: ``gv.add`` of two int32 arrays gives float64, as the table says.
+data is converted before the op reads it.) Integer data of another dtype
+than the op's is converted the same way; NumPy converts host ints and
+float16 first.
 
 Byte order is part of the dtype: a NumPy array in the other byte order
 (``">f8"`` on a little-endian machine) holds the same numbers as its

@@ -8,11 +8,29 @@ users, the documentation and pickle know them by.
 from __future__ import annotations
 
 from gpuvec._core import (
+    BarrierDivergenceError,
     CompileError,
     CudaError,
     GpuvecError,
     HostFallbackWarning,
+    KernelBugError,
+    OutOfBoundsError,
     OutOfMemoryError,
+    RaceError,
+    UninitializedReadError,
+    WarpMaskError,
 )
 
-__all__ = ["CompileError", "CudaError", "GpuvecError", "HostFallbackWarning", "OutOfMemoryError"]
+__all__ = [
+    "BarrierDivergenceError",
+    "CompileError",
+    "CudaError",
+    "GpuvecError",
+    "HostFallbackWarning",
+    "KernelBugError",
+    "OutOfBoundsError",
+    "OutOfMemoryError",
+    "RaceError",
+    "UninitializedReadError",
+    "WarpMaskError",
+]

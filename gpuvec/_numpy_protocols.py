@@ -70,7 +70,7 @@ import numpy as np
 
 from gpuvec import blas, creation, elementwise, manipulation, reductions, ufuncs
 from gpuvec._table import ELEMENTWISE_OPS, REDUCE_OPS
-from gpuvec.device_array import NUMPY_FUNCTIONS, NUMPY_UFUNCS, DeviceArray, _is_bool_operand
+from gpuvec.device_array import NUMPY_FUNCTIONS, NUMPY_UFUNCS, DeviceArray
 from gpuvec.manipulation import _axes
 
 # The ufunc methods gpuvec implements besides a call: reductions, by the op
@@ -132,24 +132,6 @@ def _reduce(function):
     return reduce
 
 
-def _bitwise(function):
-    """NumPy's bitwise ufunc on bools, which is the logical one: ``function``.
-
-    ``np.True_ & d`` comes here (NumPy's scalar asks the ufunc), as ``d & True``
-    goes to DeviceArray's operator, which takes bools only too.
-    """
-
-    def call(*inputs, out=None):
-        inputs = _numbers(inputs)
-        if not all(_is_bool_operand(x) for x in inputs):
-            return NotImplemented  # NumPy's integer bitwise ops: gpuvec has no ints
-        if isinstance(out, tuple):
-            (out,) = out
-        return function(*inputs, out=out)
-
-    return call
-
-
 # A call of each NumPy ufunc that names a plain row of the op table.
 for _row in ELEMENTWISE_OPS.values():
     _ufunc = _numpy_ufunc(_row.numpy)
@@ -158,17 +140,6 @@ for _row in ELEMENTWISE_OPS.values():
             ufuncs.FUNCTIONS[_row.name], _row.result == "bool"
         )
 NUMPY_UFUNCS.update({(getattr(np, n), "reduce"): _reduce(f) for n, f in _REDUCE.items()})
-NUMPY_UFUNCS.update(
-    {
-        (getattr(np, bitwise), "__call__"): _bitwise(ufuncs.FUNCTIONS[logical])
-        for bitwise, logical in {
-            "bitwise_and": "logical_and",
-            "bitwise_or": "logical_or",
-            "bitwise_xor": "logical_xor",
-            "invert": "logical_not",
-        }.items()
-    }
-)
 
 
 # -- NumPy's functions with a signature of their own ---------------------------------------

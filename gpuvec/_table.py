@@ -23,6 +23,8 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
+import numpy as np
+
 from gpuvec import _core
 
 __all__ = [
@@ -37,7 +39,17 @@ __all__ = [
 
 # The words of the reductions' traits column (op_table.h says what each means).
 TRAITS = frozenset(
-    {"no_empty", "position", "ddof", "skips_nan", "whole", "own_dtype", "axis0", "paired"}
+    {
+        "no_empty",
+        "position",
+        "ddof",
+        "skips_nan",
+        "whole",
+        "integers",
+        "own_dtype",
+        "axis0",
+        "paired",
+    }
 )
 
 
@@ -56,6 +68,7 @@ class ElementwiseOp(NamedTuple):
     exact: bool  # correctly rounded: NumPy's bits on both backends
     host_ulps: int  # the ulp budget against NumPy in float64, host backend
     cuda_ulps: int  # and CUDA backend
+    kinds: str  # the dtypes it computes in: f floats, i/u integers, b bool (op_table.h)
 
     @property
     def public(self) -> bool:
@@ -63,6 +76,16 @@ class ElementwiseOp(NamedTuple):
         (one or two inputs, no parameters); the others have signatures of
         their own (:mod:`gpuvec.elementwise`, :mod:`gpuvec.blas`)."""
         return self.arity in (1, 2) and self.params == 0
+
+    def computes_in(self, dtype) -> bool:
+        """Whether the row has kernels of ``dtype`` (a NumPy dtype of a kind
+        of its kinds column; float16 counts as a float: it computes in float32)."""
+        kind = np.dtype(dtype).kind
+        if kind == "f":
+            return "f" in self.kinds
+        if kind in "iu":
+            return "i" in self.kinds or "u" in self.kinds
+        return kind == "b" and "b" in self.kinds
 
     def ulps(self, backend: str) -> int:
         """The ulp budget on ``backend`` ("host" or "cuda")."""
@@ -94,6 +117,7 @@ class ReduceOp(NamedTuple):
     ddof = property(lambda self: "ddof" in self.traits)
     skips_nan = property(lambda self: "skips_nan" in self.traits)
     whole = property(lambda self: "whole" in self.traits)
+    integers = property(lambda self: "integers" in self.traits)
     own_dtype = property(lambda self: "own_dtype" in self.traits)
     axis0 = property(lambda self: "axis0" in self.traits)
     paired = property(lambda self: "paired" in self.traits)
@@ -110,10 +134,11 @@ class ReduceOp(NamedTuple):
 
 def _elementwise(row) -> ElementwiseOp:
     code, name, arity, params, summary, result, truth, numpy, functor, exact, host, cuda = row[:12]
-    kind = "TRUTH" if truth else ("BOOL" if result == "bool" else "SAME")
+    kind = "TRUTH" if truth else ("SAME" if result is None else result.upper())
     return ElementwiseOp(
-        code, name, arity, params, summary, result, kind, numpy or None, functor, exact, host, cuda
-    )
+        code, name, arity, params, summary, result, kind, numpy or None, functor, exact, host,
+        cuda, row[15],
+    )  # fmt: skip
 
 
 def _reduce(row) -> ReduceOp:

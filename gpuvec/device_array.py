@@ -844,39 +844,81 @@ class DeviceArray(_core.ArrayFields):
     # identity first), although == compares elements.
     __hash__ = object.__hash__
 
-    # ~ & | ^ are NumPy's bitwise ops, which on bool arrays are the logical
-    # ones; gpuvec has no int arrays, so they take bool operands only.
+    # NumPy's integer operators: ~ & | ^ (on bools, the logical ops), << >>,
+    # // and %, each the op table's row of NumPy's name, so the dtypes they
+    # take and give are NumPy's (~ of a float is NumPy's TypeError).
 
     def __invert__(self):
-        _check_bool_operands("~", (self,))
-        return _core.elementwise(_OP["logical_not"], (self,), _X)
+        return _core.elementwise(_OP["invert"], (self,), _X)
+
+    def __divmod__(self, other):
+        return self // other, self % other
+
+    def __rdivmod__(self, other):
+        return other // self, other % self
 
     def __and__(self, other):
-        return _logical("logical_and", "&", (self, other))
+        return _core.elementwise(_OP["bitwise_and"], (self, other), _AB)
 
     def __rand__(self, other):
-        return _logical("logical_and", "&", (other, self))
+        return _core.elementwise(_OP["bitwise_and"], (other, self), _AB)
 
     def __iand__(self, other):
-        return _logical("logical_and", "&=", (self, other), self)
+        return _core.elementwise(_OP["bitwise_and"], (self, other), _AB, self)
 
     def __or__(self, other):
-        return _logical("logical_or", "|", (self, other))
+        return _core.elementwise(_OP["bitwise_or"], (self, other), _AB)
 
     def __ror__(self, other):
-        return _logical("logical_or", "|", (other, self))
+        return _core.elementwise(_OP["bitwise_or"], (other, self), _AB)
 
     def __ior__(self, other):
-        return _logical("logical_or", "|=", (self, other), self)
+        return _core.elementwise(_OP["bitwise_or"], (self, other), _AB, self)
 
     def __xor__(self, other):
-        return _logical("logical_xor", "^", (self, other))
+        return _core.elementwise(_OP["bitwise_xor"], (self, other), _AB)
 
     def __rxor__(self, other):
-        return _logical("logical_xor", "^", (other, self))
+        return _core.elementwise(_OP["bitwise_xor"], (other, self), _AB)
 
     def __ixor__(self, other):
-        return _logical("logical_xor", "^=", (self, other), self)
+        return _core.elementwise(_OP["bitwise_xor"], (self, other), _AB, self)
+
+    def __lshift__(self, other):
+        return _core.elementwise(_OP["left_shift"], (self, other), _AB)
+
+    def __rlshift__(self, other):
+        return _core.elementwise(_OP["left_shift"], (other, self), _AB)
+
+    def __ilshift__(self, other):
+        return _core.elementwise(_OP["left_shift"], (self, other), _AB, self)
+
+    def __rshift__(self, other):
+        return _core.elementwise(_OP["right_shift"], (self, other), _AB)
+
+    def __rrshift__(self, other):
+        return _core.elementwise(_OP["right_shift"], (other, self), _AB)
+
+    def __irshift__(self, other):
+        return _core.elementwise(_OP["right_shift"], (self, other), _AB, self)
+
+    def __floordiv__(self, other):
+        return _core.elementwise(_OP["floor_divide"], (self, other), _AB)
+
+    def __rfloordiv__(self, other):
+        return _core.elementwise(_OP["floor_divide"], (other, self), _AB)
+
+    def __ifloordiv__(self, other):
+        return _core.elementwise(_OP["floor_divide"], (self, other), _AB, self)
+
+    def __mod__(self, other):
+        return _core.elementwise(_OP["remainder"], (self, other), _AB)
+
+    def __rmod__(self, other):
+        return _core.elementwise(_OP["remainder"], (other, self), _AB)
+
+    def __imod__(self, other):
+        return _core.elementwise(_OP["remainder"], (self, other), _AB, self)
 
     def dot(self, other):
         """The dot product with ``other`` (see :func:`gpuvec.dot`): a 0-d DeviceArray."""
@@ -909,6 +951,31 @@ class DeviceArray(_core.ArrayFields):
     def argmin(self, axis=None, *, keepdims=False):
         """The index of the smallest element over ``axis`` (see :func:`gpuvec.argmin`)."""
         return METHODS["argmin"](self, axis, keepdims=keepdims)
+
+    def cumsum(self, axis=None, dtype=None, out=None):
+        """The cumulative sum along ``axis`` (see :func:`gpuvec.cumsum`)."""
+        return METHODS["cumsum"](self, axis, dtype, out)
+
+    def cumprod(self, axis=None, dtype=None, out=None):
+        """The cumulative product along ``axis`` (see :func:`gpuvec.cumprod`)."""
+        return METHODS["cumprod"](self, axis, dtype, out)
+
+    def sort(self, axis=-1, kind=None, order=None) -> None:
+        """Sorts the array in place along ``axis``, stably (see :func:`gpuvec.sort`).
+
+        Examples
+        --------
+        >>> import numpy as np, gpuvec
+        >>> d = gpuvec.to_device(np.array([3, 1, 2]))
+        >>> d.sort()
+        >>> d
+        DeviceArray([1, 2, 3], dtype=int64)
+        """
+        METHODS["sort"](self, axis, kind, order)
+
+    def argsort(self, axis=-1, kind=None, order=None):
+        """The indices that sort the array along ``axis`` (see :func:`gpuvec.argsort`)."""
+        return METHODS["argsort"](self, axis, kind, order)
 
     def any(self, axis=None, *, keepdims=False):
         """Whether any element over ``axis`` is nonzero (see :func:`gpuvec.any`)."""
@@ -1023,28 +1090,3 @@ _DLPACK_CODES = {
     "u": _core.DLPACK_UINT,
     "b": _core.DLPACK_BOOL,
 }
-
-
-def _is_bool_operand(value) -> bool:
-    """A bool array (DeviceArray or NumPy's) or a Python or NumPy bool."""
-    if isinstance(value, (bool, np.bool_)):
-        return True
-    dtype = getattr(value, "dtype", None)
-    return dtype is not None and np.dtype(dtype) == np.bool_
-
-
-def _check_bool_operands(symbol: str, operands) -> None:
-    """~ & | ^ take bools only: NumPy's bitwise ops are refused for floats too."""
-    for value in operands:
-        if not _is_bool_operand(value):
-            kind = getattr(value, "dtype", type(value).__name__)
-            raise TypeError(
-                f"{symbol} takes bool arrays (or True/False), got {kind}: gpuvec has no "
-                "integer bitwise ops; compare first, e.g. (d > 0) & (e < 1)"
-            )
-
-
-def _logical(name: str, symbol: str, operands, out=None):
-    """The operator `symbol` on bool operands: NumPy's logical op `name`."""
-    _check_bool_operands(symbol, operands)
-    return _core.elementwise(_OP[name], tuple(operands), _AB, out)

@@ -22,7 +22,7 @@ import warnings
 import numpy as np
 
 from gpuvec import _core
-from gpuvec._dtypes import as_real_array, is_integer_dtype, scalar_arg
+from gpuvec._dtypes import scalar_arg
 from gpuvec._table import ELEMENTWISE, REDUCE, REDUCE_OPS, ReduceOp
 from gpuvec.device_array import METHODS, DeviceArray
 
@@ -48,11 +48,11 @@ axis : None or int or tuple of ints, optional
     The axes to sum over (negative ones count from the end); None sums
     everything.
 dtype : {numpy.float32, numpy.float64} or an integer dtype, optional
-    The dtype to read the input in; the result is rounded to it. An
-    integer dtype sums whole numbers, as NumPy's does: float input is
-    rounded toward zero first, and the sum is accumulated and returned
-    in float64, since DeviceArrays hold no integers (exact below 2**53,
-    where NumPy's integers would wrap around beyond their range).
+    The dtype to read the input in and sum in; the result has it. An
+    integer dtype sums whole numbers exactly, wrapping around as NumPy's
+    does: each element is cast to it first (float input toward zero).
+    Without it, integers sum in int64 (uint64 for unsigned ones) and bools
+    are counted in int64, as in NumPy.
 keepdims : bool, optional
     Keep the summed axes, with length 1, so the result broadcasts
     against ``x``.
@@ -80,7 +80,7 @@ array([3., 5., 7.])
 array([[ 3.],
        [12.]])
 >>> gpuvec.sum(np.array([0.5, 1.5, -2.5]), dtype=np.int64)  # 0 + 1 - 2
--1.0
+-1
 """
 
 _COUNT_NONZERO_DOC = """The number of nonzero elements, like :func:`numpy.count_nonzero`.
@@ -124,23 +124,17 @@ array([[1],
 """
 
 
-def _whole_numbers(x, dtype, stream):
-    """``x`` and ``dtype`` for a sum or product with NumPy's integer ``dtype=``.
-
-    NumPy casts each element to the integer dtype (rounding toward zero) and
-    reduces in it. gpuvec's reductions compute in float32 or float64, so
-    float input is rounded toward zero on its own device
-    (:func:`gpuvec.trunc`), and the whole numbers are reduced in float64;
-    bool and integer input are whole numbers already. Any other ``dtype`` is
-    returned as it is.
-    """
-    if not is_integer_dtype(dtype):
-        return x, dtype
+def _nan_to_zero(x, stream):
+    """``x`` with NaN as 0, as :func:`numpy.nansum` counts it before an integer
+    ``dtype=`` casts each element (a NaN would cast to garbage)."""
     if not isinstance(x, DeviceArray):
-        x = as_real_array(x, "x")
-    if x.dtype.kind == "f":
-        x = _core.elementwise(ELEMENTWISE["trunc"], (x,), ("x",), stream=stream)
-    return x, np.dtype(np.float64)
+        x = np.asarray(x)
+    if x.dtype.kind != "f":
+        return x
+    nan = _core.elementwise(ELEMENTWISE["isnan"], (x,), ("x",), stream=stream)
+    return _core.elementwise(
+        ELEMENTWISE["where"], (nan, 0.0, x), ("condition", "x", "y"), stream=stream
+    )
 
 
 def dot(x, y, *, dtype=None, threads_per_block=None, stream=None):
@@ -213,9 +207,7 @@ _DDOF = """ddof : float, optional
 # The dtype= of the sums and products, which take integer dtypes too.
 _INTEGERS = {
     "integer_type": " or an integer dtype",
-    "integers": (
-        " An integer dtype\n    reduces whole numbers, in float64 (see :func:`gpuvec.sum`)."
-    ),
+    "integers": (" An integer dtype\n    reduces whole numbers exactly (see :func:`gpuvec.sum`)."),
 }
 
 # How some rows compute, for their docstrings (documentation only: a row
@@ -506,8 +498,8 @@ def _make(row: ReduceOp):
         def function(
             x, axis=None, *, dtype=None, keepdims=False, threads_per_block=None, stream=None
         ):
-            if row.whole:
-                x, dtype = _whole_numbers(x, dtype, stream)
+            if row.skips_nan and dtype is not None and np.dtype(dtype).kind in "iu":
+                x = _nan_to_zero(x, stream)
             options = _options(row, 0)
             result = _core.reduce(
                 code, x, None, axis, keepdims, dtype, threads_per_block, stream, **options

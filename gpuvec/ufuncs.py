@@ -91,6 +91,11 @@ def _doc(row: ElementwiseOp) -> str:
         setup, args, first = "a, b = np.array([0.25, 2.0]), np.array([1.5, 0.5])", "a, b", "a"
         if result == "bool":
             setup = "a, b = np.array([0.0, 2.0, np.nan, 1.0]), np.array([0.0, 0.5, 1.0, 3.0])"
+    if "f" not in row.kinds:  # an op of integers (and bools) only: integer examples
+        setup = "x = np.array([12, 7, -9, 0])"
+        if row.arity == 2:
+            setup = "a, b = np.array([12, 7, -9, 0]), np.array([8, 2, 4, 5])"
+    approximate = result != "bool" and "f" in row.kinds  # floats: allclose, with NaN
     twin = _NUMPY_TWIN.get(name)
     reference = twin.format(x=args) if twin else f"np.{row.numpy}({args})"
     if result == "bool":
@@ -106,7 +111,7 @@ def _doc(row: ElementwiseOp) -> str:
         )
     return _DOC.format(
         kind=" (a bool array)" if result == "bool" else "",
-        check="array_equal" if result == "bool" else "allclose",
+        check="allclose" if approximate else "array_equal",
         summary=row.summary,
         like=f", like :func:`numpy.{row.numpy}`" if row.numpy else "",
         inputs=_ONE_INPUT if row.arity == 1 else _TWO_INPUTS,
@@ -115,7 +120,7 @@ def _doc(row: ElementwiseOp) -> str:
         example_setup=setup,
         name=name,
         args=args,
-        reference=reference + ("" if result == "bool" else ", equal_nan=True"),
+        reference=reference + (", equal_nan=True" if approximate else ""),
     )
 
 

@@ -3,7 +3,7 @@
 The kernel-source and compile-error tests check that the host source gpuvec
 generates compiles, and what the compiler says when it does not. They need
 a header that declares what the generated text uses (gpuvec_checked<T>,
-gpuvec_dynamic_shared(), GPUVEC_EMULATION_KERNEL) and a few CUDA built-ins,
+gpuvec_shared<A>, gpuvec_dynamic_shared(), GPUVEC_EMULATION_KERNEL) and a few CUDA built-ins,
 but none of the real header's machinery, so that they test the rewrites
 alone and do not change when the real header does.
 """
@@ -28,6 +28,16 @@ template <typename T> struct gpuvec_checked {
   T* data;
   std::int64_t length;
   T& operator[](std::int64_t i) const { return data[i]; }
+};
+// Checked mode's shared arrays: indexing as the arrays it replaces.
+template <typename A> struct gpuvec_shared {
+  A data;
+  constexpr explicit gpuvec_shared(const char*) : data{} {}
+  auto& operator[](std::int64_t i) { return data[i]; }
+};
+template <typename T> struct gpuvec_shared_dynamic {
+  explicit gpuvec_shared_dynamic(const char*) {}
+  T& operator[](std::int64_t i) const { return static_cast<T*>(gpuvec_dynamic_shared())[i]; }
 };
 // Only 32-bit types, to give the tests an error inside the header.
 template <typename T> T atomicAdd(T* address, T value) {

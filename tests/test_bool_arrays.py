@@ -242,10 +242,16 @@ def test_bool_arrays_in_arithmetic_follow_the_dtype_policy(backend, rng):
     x32 = gpuvec.to_device(random_array(rng, 9, np.float32))
     assert (b + x32).dtype == np.float32  # bool with float32 is float32, as in NumPy
     np.testing.assert_array_equal((b + x32).to_host(), mask + x32.to_host())
-    assert (b * 2.5).dtype == np.float64  # bools alone compute in float64
+    assert (b * 2.5).dtype == np.float64  # a Python float with bools: float64, as in NumPy
     np.testing.assert_array_equal((b * 2.5).to_host(), mask * 2.5)
     assert gpuvec.add(np.ones(2, np.float32), np.True_).dtype == np.float32
-    np.testing.assert_array_equal(gpuvec.add(mask, mask), mask.astype(np.float64) * 2)
+    other = rng.random(9) < 0.5
+    for name in ("add", "multiply", "maximum", "minimum"):  # bools with bools: bool, as NumPy's
+        result = getattr(gpuvec, name)(mask, other)
+        assert result.dtype == np.bool_, name
+        np.testing.assert_array_equal(result, getattr(np, name)(mask, other))
+    with pytest.raises(TypeError, match="boolean subtract"):
+        gpuvec.subtract(mask, other)
 
 
 def test_bool_array_fill_and_setitem(backend):
@@ -313,7 +319,7 @@ def test_logical_operators(backend, rng):
 )
 def test_bitwise_operators_refuse_floats(backend, expression):
     d = gpuvec.to_device(np.array([1.0, 0.0]))
-    with pytest.raises(TypeError, match="bool arrays"):
+    with pytest.raises(TypeError, match="not supported for the input types"):  # NumPy's
         expression(d)
 
 

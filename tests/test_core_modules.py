@@ -74,6 +74,7 @@ def test_facade_lists_no_private_name():
         "_operands",
         "_reduce",
         "_results",
+        "_scan",
         "_select",
         "_streams",
     }

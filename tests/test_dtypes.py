@@ -18,12 +18,12 @@ f32, f64 = np.float32, np.float64
         (np.ones(3, f64), np.ones(3, f64), f64),
         (np.ones(3, f32), 2.0, f32),  # Python scalars do not upcast (NumPy 2)
         (np.ones(3, f32), 2, f32),
-        (np.ones(3, np.int32), np.ones(3, np.int64), f64),  # ints become float64
-        (np.ones(3, bool), np.ones(3, bool), f64),
+        (np.ones(3, np.int32), np.ones(3, np.int64), np.int64),  # ints stay ints, as in NumPy
+        (np.ones(3, bool), np.ones(3, bool), bool),  # add of bools is a logical or
         (np.ones(3, np.int16), np.ones(3, f32), f32),  # NumPy: int16 fits in float32
         (np.ones(3, np.int32), np.ones(3, f32), f64),
         (np.ones(3, np.float16), np.ones(3, np.float16), f32),
-        ([1, 2, 3], [4, 5, 6], f64),
+        ([1, 2, 3], [4, 5, 6], np.int64),
         (1.5, 2.5, f64),
     ],
 )
@@ -61,11 +61,12 @@ def test_scalars_give_numpy_scalars(backend):
 
 @pytest.mark.parametrize("dtype", [np.int8, np.uint64, np.float16, bool])
 def test_other_real_dtypes_are_accepted(backend, dtype):
+    """Ints and bools compute in their own dtype, as in NumPy; float16 in float32."""
     a = np.arange(10).astype(dtype)
-    np.testing.assert_array_equal(
-        gpuvec.add(a, a),
-        np.add(a, a, dtype=np.float64 if np.dtype(dtype).kind in "biu" else np.float32),
-    )
+    result = gpuvec.add(a, a)
+    expected = np.add(a, a, dtype=np.float32 if np.dtype(dtype) == np.float16 else None)
+    assert result.dtype == expected.dtype
+    np.testing.assert_array_equal(result, expected)
 
 
 @pytest.mark.parametrize("dtype", [f32, f64, np.float16, np.int16, np.int64, np.uint32])

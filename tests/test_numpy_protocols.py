@@ -41,12 +41,22 @@ def check(result, expected, dtype=None):
 
 
 def _ufuncs(arity, kind):
-    """NumPy's names of the op table's plain rows of ``arity`` inputs and result ``kind``."""
+    """NumPy's names of the op table's plain rows of ``arity`` inputs and result
+    ``kind`` that compute in floats (the integer-only ones: INTEGER_ONLY)."""
     return [
         row.numpy
         for row in ELEMENTWISE_OPS.values()
         if row.public and row.numpy and row.arity == arity and row.kind == kind
+        if "f" in row.kinds
     ]
+
+
+# The rows of integers (and bools) alone: bit ops, shifts, gcd, lcm, bitwise_count.
+INTEGER_ONLY = [
+    row.numpy
+    for row in ELEMENTWISE_OPS.values()
+    if row.public and row.numpy and "f" not in row.kinds
+]
 
 
 UNARY = _ufuncs(1, "SAME")
@@ -59,8 +69,16 @@ LOGICAL = _ufuncs(2, "TRUTH")
 def test_every_op_table_ufunc_is_dispatched():
     names = {u.__name__ for u, method in NUMPY_UFUNCS if method == "__call__"}
     expected = set(UNARY + BINARY + COMPARE + PREDICATES + LOGICAL + _ufuncs(1, "TRUTH"))
-    expected |= {"bitwise_and", "bitwise_or", "bitwise_xor", "invert"}  # on bools
-    assert names == expected
+    assert names == expected | set(INTEGER_ONLY)
+
+
+@pytest.mark.parametrize("name", INTEGER_ONLY)
+def test_integer_ufuncs_of_floats_raise_numpys_type_error(backend, rng, name):
+    d = gpuvec.to_device(random_array(rng, 5, np.float64))
+    ufunc = getattr(np, name)
+    numpys = r"not supported for the input types|did not contain a loop"
+    with pytest.raises(TypeError, match=numpys):
+        ufunc(*[d] * ufunc.nin)
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
@@ -222,7 +240,6 @@ UFUNCS_NOT_IMPLEMENTED = {
     "where=": lambda d: np.add(d, d, where=d > 0),
     "casting=": lambda d: np.add(d, d, casting="unsafe"),
     "dtype= of a comparison": lambda d: np.less(d, d, dtype=np.float64),
-    "bitwise op of floats": lambda d: np.bitwise_and(d, d),
 }
 FUNCTIONS_NOT_IMPLEMENTED = {
     "sort": lambda d: np.sort(d),

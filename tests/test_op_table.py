@@ -30,8 +30,13 @@ DTYPES = [np.float32, np.float64]
 ELEMENTWISE_ROWS = [tuple(row) for row in _core.elementwise_ops()]
 REDUCE_ROWS = [tuple(row) for row in _core.reduce_ops()]
 
-# The public elementwise functions of the compute dtype.
-PUBLIC = [row for row in ELEMENTWISE_OPS.values() if row.public and row.result is None]
+# The public elementwise functions of the compute dtype that compute in
+# floats (the integer-only rows, bit ops and gcd, are tests/test_integer_ops.py's).
+PUBLIC = [
+    row
+    for row in ELEMENTWISE_OPS.values()
+    if row.public and row.result is None and "f" in row.kinds
+]
 
 
 def _params(arities):
@@ -186,9 +191,9 @@ def test_table_rows(getter):
     rows = {"elementwise_ops": ELEMENTWISE_ROWS, "reduce_ops": REDUCE_ROWS}[getter]
     assert rows, f"gpuvec._core.{getter}() is empty"
     for row in rows:
-        assert len(row) == 15, row
+        assert len(row) == 16, row
         code, name, arity, params, summary, result, truth, numpy, functor = row[:9]
-        exact, host_ulps, cuda_ulps, ufunc, traits, warning = row[9:]
+        exact, host_ulps, cuda_ulps, ufunc, traits, warning, kinds = row[9:]
         assert isinstance(code, int), row
         assert 0 < code < 128, row
         assert isinstance(name, str), row
@@ -197,7 +202,7 @@ def test_table_rows(getter):
         assert arity >= 1, row
         assert isinstance(params, int), row
         assert params >= 0, row
-        assert result in (None, "bool", "int64"), row
+        assert result in (None, "bool", "int64", "uint8"), row
         assert isinstance(summary, str), row
         assert summary, row
         assert summary.strip() == summary, row
@@ -212,6 +217,11 @@ def test_table_rows(getter):
         assert ufunc == "" or ufunc.isidentifier(), row
         assert set(traits.split()) <= TRAITS, row
         assert isinstance(warning, str), row
+        if getter == "elementwise_ops":
+            assert kinds, row
+            assert set(kinds) <= set("fiub"), row
+        else:
+            assert kinds == "", row
     names = [row[1] for row in rows]
     assert len(names) == len(set(names)), f"names listed twice: {names}"
     codes = [row[0] for row in rows]

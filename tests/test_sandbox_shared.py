@@ -4,8 +4,8 @@ The host emulation's dynamic shared memory ends at a guard page: with
 shared_mem=0 the array is a non-null region of no bytes, and its first access
 (or an access past the bytes the launch gave) raises CudaError
 (cudaErrorIllegalAddress) naming extern __shared__ and shared_mem=, checked
-or not, instead of crashing or silently using memory of an earlier launch.
-Each case runs in a child process.
+(OutOfBoundsError, with the line) or not, instead of crashing or silently
+using memory of an earlier launch. Each case runs in a child process.
 """
 
 import pytest
@@ -46,8 +46,12 @@ def test_dynamic_shared_memory_beyond_the_launch_raises(rng, shared, check):
     assert result["unused"] is None, "declaring the array without using it is no fault"
     error = result["error"]
     assert error is not None, "the access beyond shared_mem raised nothing"
-    assert error["type"] == "CudaError"
+    # Checked, the array's index is checked against shared_mem: OutOfBoundsError,
+    # a CudaError (and an IndexError) of the same name, naming the line.
+    assert error["type"] == ("OutOfBoundsError" if check else "CudaError")
     assert error["name"] == "cudaErrorIllegalAddress"
+    if check:
+        assert "kernel.cu:6" in error["message"]
     assert "extern __shared__" in error["message"]
     assert f"shared_mem={shared}" in error["message"]
 

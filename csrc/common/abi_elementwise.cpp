@@ -8,6 +8,7 @@
 // simplifies the layout and calls the backend.
 // Scalars are never materialized: they reach the kernels as values.
 #include <stdint.h>
+#include <string.h>
 
 #include <string>
 #include <type_traits>
@@ -63,13 +64,15 @@ void run_in_memory(const Call& c, Place place) {
   }
 }
 
-// Calls body(T{}, S{}) with T the type of a compute dtype (float, double or
-// bool) and S that of the dtype its inputs are stored in: T's own, or the
-// other float type (GPUVEC_INPUT_TYPES).
+// Calls body(T{}, S{}) with T the type of a compute dtype and S that of the
+// dtype its inputs are stored in: T's own, or the other float type for a
+// float T (GPUVEC_INPUT_TYPES).
 template <class Body>
 void with_types(gpuvec_dtype compute, gpuvec_dtype stored, Body&& body) {
-  if (compute == GPUVEC_BOOL) return body(bool{}, bool{});
-  with_float(compute, [&](auto t) { with_float(stored, [&](auto s) { body(t, s); }); });
+  if (is_float(compute)) {
+    return with_float(compute, [&](auto t) { with_float(stored, [&](auto s) { body(t, s); }); });
+  }
+  with_dtype(compute, [&](auto t) { body(t, t); });
 }
 
 // The dtype the call's array inputs are read from: their own where they
@@ -90,7 +93,11 @@ gpuvec_dtype stored_dtype(const Call& c) {
 }
 
 HostView host_view(const gpuvec_array& a, const Layout<1 + GPUVEC_MAX_INPUTS>& joint, int k) {
-  if (is_scalar(a)) return {nullptr, a.dtype, a.scalar, Layout<1>{}};
+  if (is_scalar(a)) {
+    HostView v{nullptr, a.dtype, {}, Layout<1>{}};
+    v.integer = a.integer;  // the union's bytes, whichever member holds them
+    return v;
+  }
   char* data =
       static_cast<char*>(a.data) + joint.offset[k] * static_cast<int64_t>(itemsize(a.dtype));
   return {data, a.dtype, 0.0, operand_layout(joint, k)};
@@ -149,14 +156,44 @@ void run(Call c, Place place) {
   if (c.out.data != out.data) copy_array(out, c.out, memory, c.stream);
 }
 
-// compute is float32 or float64; bool only for the truth-value ops and where
-// (arithmetic on bools computes in a float dtype).
-void check_compute(const gpuvec_op_info& info, gpuvec_op op, gpuvec_dtype compute) {
-  const bool bool_ok = info.result == GPUVEC_BOOL || op == GPUVEC_WHERE;
-  if (!is_float(compute) && !(compute == GPUVEC_BOOL && bool_ok)) {
-    throw_invalid_argument(std::string(info.name) + " cannot compute in " + dtype_name(compute) +
-                           (bool_ok ? "" : "; float32 or float64 was expected"));
+// Whether a row of the op table computes in `compute`: its kinds column
+// (op_table.h) names the dtype's kind. A signed integer dtype of a `u` row
+// computes as the unsigned one of its width (bits_dtype).
+bool computes_in(const gpuvec_op_info& info, gpuvec_dtype compute) {
+  const char kind = is_float(compute)            ? 'f'
+                    : compute == GPUVEC_BOOL     ? 'b'
+                    : is_signed_integer(compute) ? 'i'
+                                                 : 'u';
+  if (strchr(info.kinds, kind) != nullptr) return true;
+  return is_integer(compute) && strchr(info.kinds, kind == 'i' ? 'u' : 'i') != nullptr;
+}
+
+void check_compute(const gpuvec_op_info& info, gpuvec_dtype compute) {
+  if (!computes_in(info, compute)) {
+    throw_invalid_argument(std::string(info.name) + " cannot compute in " + dtype_name(compute));
   }
+}
+
+// The dtype a row computes in for `compute`: the unsigned dtype of a signed
+// one's width for the rows whose integer bits do not depend on the sign (a
+// `u` and no `i` in the kinds column), so one kernel serves both.
+gpuvec_dtype bits_dtype(const gpuvec_op_info& info, gpuvec_dtype compute) {
+  if (is_signed_integer(compute) && strchr(info.kinds, 'i') == nullptr) {
+    return unsigned_dtype(compute);
+  }
+  return compute;
+}
+
+// The call relabelled to the dtype it computes in (bits_dtype): the arrays of
+// the signed compute dtype, out included, read as the unsigned one of their
+// width. Scalars keep their dtype: their values are converted to it.
+void relabel(Call& c, gpuvec_dtype bits) {
+  if (bits == c.compute) return;
+  for (int k = 0; k < c.n; ++k) {
+    if (!is_scalar(c.in[k]) && c.in[k].dtype == c.compute) c.in[k].dtype = bits;
+  }
+  if (c.out.dtype == c.compute) c.out.dtype = bits;
+  c.compute = bits;
 }
 
 }  // namespace
@@ -179,10 +216,11 @@ extern "C" gpuvec_status gpuvec_elementwise(gpuvec_op op, const gpuvec_array* ou
       throw_invalid_argument(std::string(info.name) + " takes " + std::to_string(info.params) +
                              " parameters, but params is a null pointer");
     }
-    check_compute(info, op, compute);
+    check_compute(info, compute);
     const Named o{out, "out"};
     check_array(o, false);
-    check_dtype(o, info.result == GPUVEC_BOOL ? GPUVEC_BOOL : compute);
+    check_dtype(
+        o, info.result == GPUVEC_RESULT_SAME ? compute : static_cast<gpuvec_dtype>(info.result));
     Named arrays[1 + GPUVEC_MAX_INPUTS] = {o};
     for (int k = 0; k < n_inputs; ++k) {
       const Named a{&inputs[k], "input", k};
@@ -200,6 +238,7 @@ extern "C" gpuvec_status gpuvec_elementwise(gpuvec_op op, const gpuvec_array* ou
 
     Call c{op, *out, {}, n_inputs, params, compute, launch->threads_per_block, launch->stream};
     for (int k = 0; k < n_inputs; ++k) c.in[k] = inputs[k];
+    relabel(c, bits_dtype(info, compute));
     run(c, place);
   });
 }

@@ -53,11 +53,13 @@ bool needs_elements(gpuvec_reduce_op op) { return has_trait(reduce_info(op), "no
 bool is_paired(gpuvec_reduce_op op) { return has_trait(reduce_info(op), "paired"); }
 bool keeps_order(gpuvec_reduce_op op) { return has_trait(reduce_info(op), "position"); }
 bool counts_nonzero(gpuvec_reduce_op op) { return has_trait(reduce_info(op), "own_dtype"); }
+bool reduces_integers(gpuvec_reduce_op op) { return has_trait(reduce_info(op), "integers"); }
 
-// Sums and dot products of every element, which the staging pipeline takes
-// chunk by chunk.
-bool is_total(const Call& c) {
-  return (c.op == GPUVEC_REDUCE_SUM || c.op == GPUVEC_REDUCE_DOT) && c.kept == 0;
+// Float sums and dot products of every element, which the staging pipeline
+// takes chunk by chunk (in double: an integer sum goes the general way).
+bool is_total(const Call& c, gpuvec_dtype compute) {
+  return (c.op == GPUVEC_REDUCE_SUM || c.op == GPUVEC_REDUCE_DOT) && c.kept == 0 &&
+         is_float(compute);
 }
 
 // The two layouts of a row reduction, as the backends take them.
@@ -142,7 +144,7 @@ void c_strides(const gpuvec_array& a, int64_t* strides) {
 template <class T>
 void run_staged(const Call& c) {
   const gpuvec_dtype compute = dtype_of<T>();
-  if (is_total(c)) {
+  if (is_total(c, compute)) {
     // Chunk by chunk, each chunk's total in double.
     double result = 0;
     if (c.op == GPUVEC_REDUCE_SUM) {
@@ -188,11 +190,15 @@ extern "C" gpuvec_status gpuvec_reduce(gpuvec_reduce_op op, const gpuvec_array* 
   return guard([&] {
     check_launch(launch, true);
     const gpuvec_op_info& info = reduce_info(op);
-    const bool bool_compute = compute == GPUVEC_BOOL && counts_nonzero(op);
-    if (!is_float(compute) && !bool_compute) {
+    // Floats for every row; bool for the rows that count nonzero elements;
+    // integers for those and the rows with the integers trait.
+    const bool own = counts_nonzero(op);
+    const bool whole_ok = own || reduces_integers(op);
+    if (!is_float(compute) && !(compute == GPUVEC_BOOL && own) &&
+        !(is_integer(compute) && whole_ok)) {
       throw_invalid_argument(std::string("compute must be float32 or float64") +
-                             (counts_nonzero(op) ? " or bool" : "") + " for " + info.name +
-                             ", got " + dtype_name(compute));
+                             (whole_ok ? ", an integer dtype" : "") + (own ? " or bool" : "") +
+                             " for " + info.name + ", got " + dtype_name(compute));
     }
     const Named xn{x, "x"}, yn{y, "y"}, on{out, "out"};
     check_array(xn, false);
@@ -248,10 +254,6 @@ extern "C" gpuvec_status gpuvec_reduce(gpuvec_reduce_op op, const gpuvec_array* 
         run_in_memory<T>(c, place);
       }
     };
-    if (bool_compute) {
-      run(bool{});
-    } else {
-      with_float(compute, run);
-    }
+    with_dtype(compute, run);
   });
 }

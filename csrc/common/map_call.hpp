@@ -27,13 +27,7 @@ inline void* element_at(const gpuvec_array& a, int64_t offset) {
 // offset from flipped dimensions); a scalar's value in T.
 template <class T, class S = T>
 Operand<T, S> operand(const gpuvec_array& a, int64_t offset) {
-  if (is_scalar(a)) {
-    if constexpr (std::is_same_v<T, uint8_t> || std::is_same_v<T, bool>) {
-      return {nullptr, static_cast<T>(a.scalar != 0)};  // any nonzero value is true, NaN too
-    } else {
-      return {nullptr, static_cast<T>(a.scalar)};
-    }
-  }
+  if (is_scalar(a)) return {nullptr, scalar_value<T>(a)};
   return {static_cast<const S*>(element_at(a, offset)), T{}};
 }
 

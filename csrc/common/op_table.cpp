@@ -15,25 +15,27 @@ namespace {
 #define GPUVEC_READS_TRUTH_SAME 0
 #define GPUVEC_READS_TRUTH_BOOL 0
 #define GPUVEC_READS_TRUTH_INT64 0
+#define GPUVEC_READS_TRUTH_UINT8 0
 #define GPUVEC_READS_TRUTH_TRUTH 1
 
-#define GPUVEC_INFO_ROW(code, NAME, name, numpy, arity, params, result, Functor, rounding, \
-                        host_ulps, cuda_ulps, summary)                                     \
-  {GPUVEC_##NAME,                                                                          \
-   #name,                                                                                  \
-   arity,                                                                                  \
-   params,                                                                                 \
-   summary,                                                                                \
-   GPUVEC_RESULT_##result,                                                                 \
-   GPUVEC_READS_TRUTH_##result,                                                            \
-   numpy,                                                                                  \
-   #Functor,                                                                               \
-   GPUVEC_ROUNDING_##rounding,                                                             \
-   host_ulps,                                                                              \
-   cuda_ulps,                                                                              \
-   "",                                                                                     \
-   "",                                                                                     \
-   ""},
+#define GPUVEC_INFO_ROW(code, NAME, name, numpy, arity, params, result, kinds, Functor, rounding, \
+                        host_ulps, cuda_ulps, summary)                                            \
+  {GPUVEC_##NAME,                                                                                 \
+   #name,                                                                                         \
+   arity,                                                                                         \
+   params,                                                                                        \
+   summary,                                                                                       \
+   GPUVEC_RESULT_##result,                                                                        \
+   GPUVEC_READS_TRUTH_##result,                                                                   \
+   numpy,                                                                                         \
+   #Functor,                                                                                      \
+   GPUVEC_ROUNDING_##rounding,                                                                    \
+   host_ulps,                                                                                     \
+   cuda_ulps,                                                                                     \
+   "",                                                                                            \
+   "",                                                                                            \
+   "",                                                                                            \
+   kinds},
 const gpuvec_op_info kElementwiseOps[] = {GPUVEC_ELEMENTWISE_OPS(GPUVEC_INFO_ROW)};
 #undef GPUVEC_INFO_ROW
 
@@ -55,7 +57,8 @@ const gpuvec_op_info kElementwiseOps[] = {GPUVEC_ELEMENTWISE_OPS(GPUVEC_INFO_ROW
    0,                                                                                            \
    ufunc,                                                                                        \
    traits,                                                                                       \
-   warning},
+   warning,                                                                                      \
+   ""},
 const gpuvec_op_info kReduceOps[] = {GPUVEC_REDUCE_OPS(GPUVEC_INFO_ROW)};
 #undef GPUVEC_INFO_ROW
 

@@ -47,7 +47,7 @@ void copy_array(const gpuvec_array& out, const gpuvec_array& in, gpuvec_memory m
     if (!scalar) {
       x.p = static_cast<const From*>(in.data) + L.offset[1];
     } else {
-      x.value = convert<From>(in.scalar);
+      x.value = scalar_value<From>(in);
     }
     if (memory == GPUVEC_MEMORY_DEVICE) {
       cuda::cast<To, From>(L, o, x, stream);

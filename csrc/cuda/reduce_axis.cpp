@@ -91,14 +91,14 @@ template <class T>
 void reduce(gpuvec_reduce_op op, const Layout<2>& rows, const Layout<1>& row, const T* x,
             void* out, double ddof, int64_t plane, int threads_per_block, gpuvec_stream stream) {
   const ReduceLayout<1> L{rows, row};
-  visit_reduce_op<T>(op, ddof, plane, [&](auto f, auto out_type, const char* policy) {
+  visit_reduce_op<T>(op, ddof, plane, [&](auto f, auto out_type, const std::string& policy) {
     using Out = decltype(out_type);
     // Deviations' one-pass form: Welford's running variance.
     if constexpr (std::is_same_v<decltype(f), ops::reduce::Deviations>) {
       run(L, f.variance(), "gpuvec::ops::reduce::Variance", static_cast<Out*>(out),
           threads_per_block, stream, x);
     } else {
-      run(L, f, policy, static_cast<Out*>(out), threads_per_block, stream, x);
+      run(L, f, policy.c_str(), static_cast<Out*>(out), threads_per_block, stream, x);
     }
   });
 }
@@ -124,13 +124,7 @@ void dot_into_double(const Layout<2>& layout, const T* x, const T* y, double* re
       stream, x, y);
 }
 
-template void reduce<float>(gpuvec_reduce_op, const Layout<2>&, const Layout<1>&, const float*,
-                            void*, double, int64_t, int, gpuvec_stream);
-template void reduce<double>(gpuvec_reduce_op, const Layout<2>&, const Layout<1>&, const double*,
-                             void*, double, int64_t, int, gpuvec_stream);
-// Bool x: any, all and count_nonzero alone (visit_reduce_op).
-template void reduce<bool>(gpuvec_reduce_op, const Layout<2>&, const Layout<1>&, const bool*,
-                           void*, double, int64_t, int, gpuvec_stream);
+GPUVEC_REDUCE_TYPES(GPUVEC_INSTANTIATE_REDUCE)
 template void dot<float>(const Layout<2>&, const float*, const float*, float*, int, gpuvec_stream);
 template void dot<double>(const Layout<2>&, const double*, const double*, double*, int,
                           gpuvec_stream);

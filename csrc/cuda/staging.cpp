@@ -356,16 +356,6 @@ void on_caller_stream(cudaStream_t stream, Body&& body) {
   }
 }
 
-// A scalar's value in T (for a bool, nonzero is true: NaN too).
-template <class T>
-T scalar_as(double value) {
-  if constexpr (std::is_same_v<T, bool> || std::is_same_v<T, uint8_t>) {
-    return static_cast<T>(value != 0);
-  } else {
-    return static_cast<T>(value);
-  }
-}
-
 // An elementwise op of Arity inputs, computed in T on each chunk into a
 // result of type Result (T, or bool): arrays come from the slot's device
 // buffers, scalars as values, and the kernel takes its contiguous path.
@@ -383,10 +373,10 @@ void staged_map(gpuvec_op op, const double* params, int64_t size, const HostView
           const bool array = in[k].data != nullptr;
           if (raw[k]) {
             operands.cond = {array ? static_cast<const uint8_t*>(slot.device[k + 1]) : nullptr,
-                             scalar_as<uint8_t>(in[k].scalar)};
+                             scalar_value<uint8_t>(in[k])};
           } else {
             operands.in[k] = {array ? static_cast<const T*>(slot.device[k + 1]) : nullptr,
-                              scalar_as<T>(in[k].scalar)};
+                              scalar_value<T>(in[k])};
           }
         }
         elementwise<T, Arity>(op, contiguous_layout<Arity + 1>(m), slot.device[0], operands,
@@ -438,8 +428,9 @@ void staged_elementwise(gpuvec_op op, const double* params, gpuvec_dtype compute
     using T = decltype(zero);
     with_dtype(out.dtype, [&](auto result) {
       using Result = decltype(result);
-      constexpr bool kComputes = std::is_floating_point_v<T> || std::is_same_v<T, bool>;
-      if constexpr (kComputes && (std::is_same_v<Result, T> || std::is_same_v<Result, bool>)) {
+      constexpr bool kResult = std::is_same_v<Result, T> || std::is_same_v<Result, bool> ||
+                               std::is_same_v<Result, uint8_t>;
+      if constexpr (kResult) {
         switch (n_inputs) {
           case 1:
             return staged_map<T, Result, 1>(op, params, size, out, in, threads_per_block);

@@ -381,7 +381,7 @@ void run(const Layout<2>& rows, const Layout<1>& row, const Op& op, const T* x, 
 template <class T>
 void reduce(gpuvec_reduce_op op, const Layout<2>& rows, const Layout<1>& row, const T* x,
             void* out, double ddof, int64_t plane, int, gpuvec_stream) {
-  visit_reduce_op<T>(op, ddof, plane, [&](auto f, auto out_type, const char*) {
+  visit_reduce_op<T>(op, ddof, plane, [&](auto f, auto out_type, const std::string&) {
     using Out = decltype(out_type);
     if constexpr (std::is_same_v<decltype(f), r::Deviations>) {
       run(rows, row, f.variance(), x, static_cast<Out*>(out));
@@ -400,13 +400,7 @@ void dot(const Layout<2>& layout, const T* x, const T* y, T* result, int, gpuvec
 // run_map_reduce, a user's ReductionKernel, is in emulation/entries.cpp: it
 // runs the user's code inside the emulation's sandbox.
 
-template void reduce<float>(gpuvec_reduce_op, const Layout<2>&, const Layout<1>&, const float*,
-                            void*, double, int64_t, int, gpuvec_stream);
-template void reduce<double>(gpuvec_reduce_op, const Layout<2>&, const Layout<1>&, const double*,
-                             void*, double, int64_t, int, gpuvec_stream);
-// Bool x: any, all and count_nonzero alone (visit_reduce_op).
-template void reduce<bool>(gpuvec_reduce_op, const Layout<2>&, const Layout<1>&, const bool*,
-                           void*, double, int64_t, int, gpuvec_stream);
+GPUVEC_REDUCE_TYPES(GPUVEC_INSTANTIATE_REDUCE)
 template void dot<float>(const Layout<2>&, const float*, const float*, float*, int, gpuvec_stream);
 template void dot<double>(const Layout<2>&, const double*, const double*, double*, int,
                           gpuvec_stream);

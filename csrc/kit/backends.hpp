@@ -54,10 +54,25 @@ namespace gpuvec {
   X(double, double)                  \
   X(double, float)
 #define GPUVEC_INPUT_TYPES_BOOL(X) X(bool, bool)
+// Integers compute on inputs of their own dtype: the boundary converts the
+// others first. The signed ones run only the rows whose bits depend on the
+// sign (the kinds column's i); the rest run on the unsigned dtype of the width.
+#define GPUVEC_INPUT_TYPES_SIGNED(X) \
+  X(int8_t, int8_t)                  \
+  X(int16_t, int16_t)                \
+  X(int32_t, int32_t)                \
+  X(int64_t, int64_t)
+#define GPUVEC_INPUT_TYPES_UNSIGNED(X) \
+  X(uint8_t, uint8_t)                  \
+  X(uint16_t, uint16_t)                \
+  X(uint32_t, uint32_t)                \
+  X(uint64_t, uint64_t)
 #define GPUVEC_INPUT_TYPES(X)  \
   GPUVEC_INPUT_TYPES_FLOAT(X)  \
   GPUVEC_INPUT_TYPES_DOUBLE(X) \
-  GPUVEC_INPUT_TYPES_BOOL(X)
+  GPUVEC_INPUT_TYPES_BOOL(X)   \
+  GPUVEC_INPUT_TYPES_SIGNED(X) \
+  GPUVEC_INPUT_TYPES_UNSIGNED(X)
 
 // Instantiates elementwise<T, Arity, S> in the backend namespace it is used in.
 #define GPUVEC_INSTANTIATE_ELEMENTWISE(T, S, Arity)                                      \
@@ -69,6 +84,26 @@ namespace gpuvec {
   GPUVEC_INSTANTIATE_ELEMENTWISE(T, S, 1)        \
   GPUVEC_INSTANTIATE_ELEMENTWISE(T, S, 2)        \
   GPUVEC_INSTANTIATE_ELEMENTWISE(T, S, 3)
+
+// The types reduce<T> is compiled for: x read in T. Bool x runs any, all and
+// count_nonzero alone; integer x those and the rows with the integers trait
+// (csrc/kit/dispatch.hpp's visit_reduce_op).
+#define GPUVEC_REDUCE_TYPES(X) \
+  X(float)                     \
+  X(double)                    \
+  X(bool)                      \
+  X(int8_t)                    \
+  X(int16_t)                   \
+  X(int32_t)                   \
+  X(int64_t)                   \
+  X(uint8_t)                   \
+  X(uint16_t)                  \
+  X(uint32_t)                  \
+  X(uint64_t)
+// Instantiates reduce<T> in the backend namespace it is used in.
+#define GPUVEC_INSTANTIATE_REDUCE(T)                                                             \
+  template void reduce<T>(gpuvec_reduce_op, const Layout<2>&, const Layout<1>&, const T*, void*, \
+                          double, int64_t, int, gpuvec_stream);
 
 // The (To, From) pairs that cast is compiled for: every pair of dtypes
 // (gpuvec/operand.hpp's convert says how each converts).

@@ -45,17 +45,25 @@ typename Typed<Op, T>::type make_op(const double* params) {
 template <int N>
 using Arity = std::integral_constant<int, N>;
 
-// The C++ type of an op's result when it computes in T: T itself, or bool
-// for the rows whose result is a truth value.
+// The C++ type of an op's result when it computes in T: T itself, bool for
+// the rows whose result is a truth value, uint8_t for a count of bits.
 template <class T, int Result>
-using ResultOf = std::conditional_t<Result == GPUVEC_BOOL, bool, T>;
+using ResultOf = std::conditional_t<Result == GPUVEC_BOOL, bool,
+                                    std::conditional_t<Result == GPUVEC_UINT8, uint8_t, T>>;
 
-// Whether a row runs in T. Computing in bool (every input a bool array) is
-// for the truth-value rows and where; arithmetic on bools is computed in a
-// float dtype by the caller's dtype policy, so no kernel of it exists.
-template <class T, class Op, int Result>
-constexpr bool kRunsIn =
-    !std::is_same_v<T, bool> || Result == GPUVEC_BOOL || std::is_same_v<Op, ops::Where>;
+// The letter of the op table's kinds column that stands for computing in T:
+// f a float, b bool, i a signed integer; an unsigned one is under i or u.
+template <class T>
+constexpr bool kinds_include(const char* kinds) {
+  for (; *kinds != '\0'; ++kinds) {
+    const char k = *kinds;
+    if (std::is_floating_point_v<T> && k == 'f') return true;
+    if (std::is_same_v<T, bool> && k == 'b') return true;
+    if (std::is_integral_v<T> && !std::is_same_v<T, bool> && k == 'i') return true;
+    if (std::is_unsigned_v<T> && !std::is_same_v<T, bool> && k == 'u') return true;
+  }
+  return false;
+}
 
 // How a row's functor type is spelled in C++ source: ops::Functor, or
 // ops::Functor::Of<T> for a row whose functor holds its parameters in the
@@ -73,10 +81,10 @@ struct FunctorName {
 template <class T, class Visitor>
 void visit_op(gpuvec_op op, const double* params, Visitor&& visit) {
   switch (op) {
-#define GPUVEC_VISIT_ROW(code, NAME, name, numpy, arity, n_params, result, Functor, rounding,     \
-                         host_ulps, cuda_ulps, summary)                                           \
+#define GPUVEC_VISIT_ROW(code, NAME, name, numpy, arity, n_params, result, kinds, Functor,        \
+                         rounding, host_ulps, cuda_ulps, summary)                                 \
   case GPUVEC_##NAME:                                                                             \
-    if constexpr (kRunsIn<T, ops::Functor, GPUVEC_RESULT_##result>) {                             \
+    if constexpr (kinds_include<T>(kinds)) {                                                      \
       using Out = ResultOf<T, GPUVEC_RESULT_##result>;                                            \
       return visit(                                                                               \
           make_op<ops::Functor, T, n_params>(params), Arity<arity>{}, static_cast<Out*>(nullptr), \
@@ -138,6 +146,29 @@ constexpr bool has_word(const char* words, const char* word) {
   }
 }
 
+// A row policy's integer form, Policy::Whole<I> (reduce_ops.hpp), named
+// through a template so that it is looked up only for the rows that have one.
+template <class Policy, class I>
+struct WholeOf {
+  using type = typename Policy::template Whole<I>;
+};
+
+// The C++ type names of the integer types, for the policies' names.
+template <class T>
+constexpr const char* integer_name() {
+  if constexpr (std::is_same_v<T, int8_t>) return "int8_t";
+  if constexpr (std::is_same_v<T, int16_t>) return "int16_t";
+  if constexpr (std::is_same_v<T, int32_t>) return "int32_t";
+  if constexpr (std::is_same_v<T, int64_t>) return "int64_t";
+  if constexpr (std::is_same_v<T, uint8_t>) return "uint8_t";
+  if constexpr (std::is_same_v<T, uint16_t>) return "uint16_t";
+  if constexpr (std::is_same_v<T, uint32_t>) return "uint32_t";
+  return "uint64_t";
+}
+
+template <class T>
+constexpr bool kIsInteger = std::is_integral_v<T> && !std::is_same_v<T, bool>;
+
 // Calls visit(policy, Out{}, name) with the row reduction of op, the type of
 // its output and the policy's C++ name (policy_name), by the row's result column: T (SAME),
 // int64_t (INT64: argmin, argmax, count_nonzero) or bool (BOOL: any, all). Ops of two inputs (dot)
@@ -145,7 +176,9 @@ constexpr bool has_word(const char* words, const char* word) {
 // they throw here. For T = bool only the rows that read x in its own dtype
 // (the own_dtype trait: any, all, count_nonzero, which ask only whether an
 // element is nonzero) are compiled (the boundary converts bool x to a float
-// dtype for the others); the rest throw.
+// dtype for the others); the rest throw. For an integer T, the rows with the
+// integers trait run their policy's Whole<T>, the own_dtype rows their own
+// policy, and the rest throw (the caller computes them in float64).
 template <class T, class Visitor>
 void visit_reduce_op(gpuvec_reduce_op op, double ddof, int64_t plane, Visitor&& visit) {
   switch (op) {
@@ -160,8 +193,17 @@ void visit_reduce_op(gpuvec_reduce_op op, double ddof, int64_t plane, Visitor&& 
       using Out =                                                                                 \
           std::conditional_t<GPUVEC_RESULT_##result == GPUVEC_INT64, int64_t,                     \
                              std::conditional_t<GPUVEC_RESULT_##result == GPUVEC_BOOL, bool, T>>; \
-      return visit(make_policy<ops::reduce::Policy>(ddof, plane), Out{},                          \
-                   policy_name<ops::reduce::Policy>("gpuvec::ops::reduce::" #Policy));            \
+      if constexpr (kIsInteger<T> && has_word(traits, "integers")) {                              \
+        return visit(                                                                             \
+            typename WholeOf<ops::reduce::Policy, T>::type{}, Out{},                              \
+            std::string("gpuvec::ops::reduce::" #Policy "::Whole<") + integer_name<T>() + ">");   \
+      } else if constexpr (kIsInteger<T> && !has_word(traits, "own_dtype")) {                     \
+        throw Error(GPUVEC_ERROR_INTERNAL, #name " takes integer x converted to float64");        \
+      } else {                                                                                    \
+        return visit(                                                                             \
+            make_policy<ops::reduce::Policy>(ddof, plane), Out{},                                 \
+            std::string(policy_name<ops::reduce::Policy>("gpuvec::ops::reduce::" #Policy)));      \
+      }                                                                                           \
     }
     GPUVEC_REDUCE_OPS(GPUVEC_VISIT_ROW)
 #undef GPUVEC_VISIT_ROW

@@ -10,6 +10,7 @@
 
 #include "error.hpp"
 #include "gpuvec/gpuvec.h"
+#include "gpuvec/operand.hpp"
 
 namespace gpuvec {
 
@@ -29,6 +30,32 @@ namespace gpuvec {
 
 inline bool is_float(gpuvec_dtype dtype) {
   return dtype == GPUVEC_FLOAT32 || dtype == GPUVEC_FLOAT64;
+}
+
+inline bool is_signed_integer(gpuvec_dtype dtype) {
+  return dtype == GPUVEC_INT8 || dtype == GPUVEC_INT16 || dtype == GPUVEC_INT32 ||
+         dtype == GPUVEC_INT64;
+}
+
+inline bool is_integer(gpuvec_dtype dtype) {
+  return is_signed_integer(dtype) || dtype == GPUVEC_UINT8 || dtype == GPUVEC_UINT16 ||
+         dtype == GPUVEC_UINT32 || dtype == GPUVEC_UINT64;
+}
+
+// The unsigned dtype of a signed one's width (the dtype itself for any other).
+inline gpuvec_dtype unsigned_dtype(gpuvec_dtype dtype) {
+  switch (dtype) {
+    case GPUVEC_INT8:
+      return GPUVEC_UINT8;
+    case GPUVEC_INT16:
+      return GPUVEC_UINT16;
+    case GPUVEC_INT32:
+      return GPUVEC_UINT32;
+    case GPUVEC_INT64:
+      return GPUVEC_UINT64;
+    default:
+      return dtype;
+  }
 }
 
 inline const char* dtype_name(gpuvec_dtype dtype) {
@@ -84,6 +111,16 @@ constexpr gpuvec_dtype dtype_of() {
 
 inline size_t itemsize(gpuvec_dtype dtype) {
   return with_dtype(dtype, [](auto zero) { return sizeof(zero); });
+}
+
+// A scalar's value as T (of a gpuvec_array or a HostView), converted as
+// NumPy's astype converts: from its exact 64-bit `integer` for an integer
+// dtype, else from its double (to bool: any nonzero value is true, NaN too).
+template <class T, class Scalar>
+T scalar_value(const Scalar& a) {
+  if (a.dtype == GPUVEC_UINT64) return convert<T>(static_cast<uint64_t>(a.integer));
+  if (is_integer(a.dtype)) return convert<T>(a.integer);
+  return convert<T>(a.scalar);
 }
 
 // Every dtype converts to every other (gpuvec/operand.hpp's convert: NumPy's

@@ -15,7 +15,10 @@ namespace gpuvec {
 struct HostView {
   void* data;  // the element at index 0 (any flipped dimensions applied); null: a scalar
   gpuvec_dtype dtype;
-  double scalar;  // a scalar's value
+  union {  // a scalar's value, as gpuvec_array holds it
+    double scalar;
+    int64_t integer;
+  };
   Layout<1> layout;
 };
 

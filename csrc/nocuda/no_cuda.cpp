@@ -39,15 +39,10 @@ void reduce(gpuvec_reduce_op, const Layout<2>&, const Layout<1>&, const T*, void
 
 GPUVEC_INPUT_TYPES(GPUVEC_INSTANTIATE_ELEMENTWISE_ALL)
 
-#define GPUVEC_INSTANTIATE(T)                                                                    \
-  template void dot<T>(const Layout<2>&, const T*, const T*, T*, int, gpuvec_stream);            \
-  template void reduce<T>(gpuvec_reduce_op, const Layout<2>&, const Layout<1>&, const T*, void*, \
-                          double, int64_t, int, gpuvec_stream);
-GPUVEC_INSTANTIATE(float)
-GPUVEC_INSTANTIATE(double)
-#undef GPUVEC_INSTANTIATE
-template void reduce<bool>(gpuvec_reduce_op, const Layout<2>&, const Layout<1>&, const bool*,
-                           void*, double, int64_t, int, gpuvec_stream);
+template void dot<float>(const Layout<2>&, const float*, const float*, float*, int, gpuvec_stream);
+template void dot<double>(const Layout<2>&, const double*, const double*, double*, int,
+                          gpuvec_stream);
+GPUVEC_REDUCE_TYPES(GPUVEC_INSTANTIATE_REDUCE)
 
 #define GPUVEC_INSTANTIATE(To, From) \
   template void cast<To, From>(const Layout<2>&, To*, Operand<From>, gpuvec_stream);

@@ -34,11 +34,17 @@ __path__ = pkgutil.extend_path(__path__, __name__)
 from gpuvec._core import _abi
 from gpuvec._core._abi import (
     C_API,
+    BarrierDivergenceError,
     CompileError,
     CudaError,
     GpuvecError,
     HostFallbackWarning,
+    KernelBugError,
+    OutOfBoundsError,
     OutOfMemoryError,
+    RaceError,
+    UninitializedReadError,
+    WarpMaskError,
     cuda_built,
     cuda_device_count,
     cuda_device_info,

@@ -71,7 +71,8 @@ cdef extern from "gpuvec/gpuvec.h" nogil:
         void* data
         gpuvec_dtype dtype
         gpuvec_memory memory
-        double scalar
+        double scalar  # these two share their bytes (a union):
+        int64_t integer  # the value of an integer scalar
         int ndim
         int64_t shape[GPUVEC_MAX_NDIM]
         int64_t strides[GPUVEC_MAX_NDIM]
@@ -103,6 +104,7 @@ cdef extern from "gpuvec/gpuvec.h" nogil:
         const char* ufunc
         const char* traits
         const char* warning
+        const char* kinds
 
 
 cdef extern from "gpuvec/kernels.h" nogil:
@@ -290,3 +292,30 @@ cdef inline int check(gpuvec_status status) except -1 nogil:
 
 # The op table's rows (gpuvec_elementwise_ops, gpuvec_reduce_ops) as tuples.
 cdef list table_rows(const gpuvec_op_info* rows, int count)
+
+
+# -- scans, sorts and counts (gpuvec/scan.h) -----------------------------------------------------
+
+cdef extern from "gpuvec/gpuvec.h" nogil:
+    ctypedef enum gpuvec_scan_op:
+        GPUVEC_SCAN_SUM
+        GPUVEC_SCAN_PROD
+
+
+# Their functions, gpuvec_NAME as scan_abi.NAME; filled by gpuvec._core._abi
+# as `abi` is.
+ctypedef struct ScanFunctions:
+    gpuvec_status (*scan)(gpuvec_scan_op op, const gpuvec_array* out, const gpuvec_array* x,
+                          const gpuvec_launch* launch) noexcept nogil
+    gpuvec_status (*sort)(const gpuvec_array* values, const gpuvec_array* indices,
+                          const gpuvec_array* x, const gpuvec_launch* launch) noexcept nogil
+    gpuvec_status (*histogram)(const gpuvec_array* counts, const gpuvec_array* x,
+                               const gpuvec_array* weights, const gpuvec_array* edges,
+                               const gpuvec_launch* launch) noexcept nogil
+    gpuvec_status (*searchsorted)(const gpuvec_array* out, const gpuvec_array* sorted,
+                                  const gpuvec_array* v, int right,
+                                  const gpuvec_launch* launch) noexcept nogil
+    gpuvec_status (*sorted_runs)(const gpuvec_array* starts, const gpuvec_array* sorted,
+                                 const gpuvec_launch* launch) noexcept nogil
+
+cdef ScanFunctions scan_abi

@@ -26,11 +26,17 @@ from gpuvec._abi cimport *
 
 __all__ = [
     "C_API",
+    "BarrierDivergenceError",
     "CompileError",
     "CudaError",
     "GpuvecError",
     "HostFallbackWarning",
+    "KernelBugError",
+    "OutOfBoundsError",
     "OutOfMemoryError",
+    "RaceError",
+    "UninitializedReadError",
+    "WarpMaskError",
     "cuda_built",
     "cuda_device_count",
     "cuda_device_info",
@@ -153,6 +159,75 @@ class OutOfMemoryError(CudaError, MemoryError):
     __module__ = "gpuvec._errors"
 
 
+class KernelBugError(CudaError):
+    """Checked mode found a bug in a user's kernel (the host emulation).
+
+    A subclass of :class:`CudaError`, so a handler of CudaError catches it
+    too. The message names the kernel, the source line (or lines), and the
+    threads and block. Its subclasses say which bug; ``name`` and ``code``
+    are CUDA's where a GPU would report the same fault (an access out of
+    bounds), else None.
+
+    Examples
+    --------
+    >>> import gpuvec
+    >>> issubclass(gpuvec.RaceError, gpuvec.CudaError)
+    True
+    """
+
+    __module__ = "gpuvec._errors"
+
+    def __init__(self, message, code=None, name=None):
+        super().__init__(message, code, name, emulated=True)
+
+
+class OutOfBoundsError(KernelBugError, IndexError):
+    """A checked kernel indexed a pointer or a ``__shared__`` array outside its bounds.
+
+    Also an ``IndexError``; named ``cudaErrorIllegalAddress``, as on a GPU.
+    """
+
+    __module__ = "gpuvec._errors"
+
+
+class RaceError(KernelBugError):
+    """Two threads accessed one element of shared memory, one of them writing,
+    with no ``__syncthreads()`` between (read-after-write, write-after-read or
+    write-after-write)."""
+
+    __module__ = "gpuvec._errors"
+
+
+class BarrierDivergenceError(KernelBugError):
+    """The threads of a block did not all reach the same ``__syncthreads()``:
+    some waited at another one, or returned from the kernel."""
+
+    __module__ = "gpuvec._errors"
+
+
+class UninitializedReadError(KernelBugError):
+    """A thread read shared memory that no thread of its block had written."""
+
+    __module__ = "gpuvec._errors"
+
+
+class WarpMaskError(KernelBugError):
+    """A warp intrinsic (``__shfl*_sync``, ``__syncwarp``, ``__ballot_sync``)
+    was called with a mask that leaves out the calling lane or names lanes
+    that have returned."""
+
+    __module__ = "gpuvec._errors"
+
+
+# The bug's kind, as the host runtime names it in the error's CUDA name.
+_KERNEL_BUGS = {
+    "kernel-bug:race": RaceError,
+    "kernel-bug:barrier": BarrierDivergenceError,
+    "kernel-bug:uninitialized": UninitializedReadError,
+    "kernel-bug:warp-mask": WarpMaskError,
+}
+
+
 class CompileError(GpuvecError):
     """A kernel's source did not compile (NVRTC on a GPU, the host C++ compiler without one).
 
@@ -205,9 +280,11 @@ cdef object error_from_status(gpuvec_status status, bint emulated=False):
     if status == GPUVEC_ERROR_OUT_OF_MEMORY:
         return OutOfMemoryError(message, code or None, name)
     if status == GPUVEC_ERROR_CUDA:
+        if name in _KERNEL_BUGS:
+            return _KERNEL_BUGS[name](message)
         return CudaError(message, code, name, emulated=emulated)
     if status == GPUVEC_ERROR_INDEX:
-        return IndexError(message)
+        return OutOfBoundsError(message, 700, "cudaErrorIllegalAddress")
     if status == GPUVEC_ERROR_NOT_BUILT:
         return CudaError(message)
     return GpuvecError(f"internal error in gpuvec (please report it): {message}")
@@ -278,20 +355,21 @@ check(gpuvec_set_kernel_compiler(_compile_own_kernel))
 cdef list table_rows(const gpuvec_op_info* rows, int count):
     """Each row a tuple of gpuvec_op_info's fields in order: (code, name, arity,
     params, summary, result, reads_truth, numpy, functor, exact, host_ulps,
-    cuda_ulps, ufunc, traits, warning), result being the name of the result's
-    dtype, or None for the compute dtype. gpuvec._table names the fields."""
+    cuda_ulps, ufunc, traits, warning, kinds), result being the name of the
+    result's dtype, or None for the compute dtype. gpuvec._table names the fields."""
     return [(rows[i].code, rows[i].name.decode(), rows[i].arity, rows[i].params,
              rows[i].summary.decode(),
              None if rows[i].result < 0 else _npy_name(<gpuvec_dtype>rows[i].result),
              bool(rows[i].reads_truth), rows[i].numpy.decode(), rows[i].functor.decode(),
              bool(rows[i].exact), rows[i].host_ulps, rows[i].cuda_ulps,
-             rows[i].ufunc.decode(), rows[i].traits.decode(), rows[i].warning.decode())
+             rows[i].ufunc.decode(), rows[i].traits.decode(), rows[i].warning.decode(),
+             rows[i].kinds.decode())
             for i in range(count)]
 
 
 cdef str _npy_name(gpuvec_dtype dtype):
-    return {GPUVEC_BOOL: "bool", GPUVEC_INT64: "int64", GPUVEC_FLOAT32: "float32"}.get(
-        dtype, "float64")
+    return {GPUVEC_BOOL: "bool", GPUVEC_INT64: "int64", GPUVEC_UINT8: "uint8",
+            GPUVEC_FLOAT32: "float32"}.get(dtype, "float64")
 
 
 # -- the build and the devices -------------------------------------------------------------------
@@ -420,3 +498,26 @@ cdef object _c_api_capsule():
 
 
 C_API = _c_api_capsule()
+
+
+# -- scans, sorts and counts (gpuvec/scan.h): their table, scan_abi -----------------------------
+
+cdef extern from "gpuvec/gpuvec.h" nogil:
+    gpuvec_status gpuvec_scan(gpuvec_scan_op op, const gpuvec_array* out, const gpuvec_array* x,
+                              const gpuvec_launch* launch)
+    gpuvec_status gpuvec_sort(const gpuvec_array* values, const gpuvec_array* indices,
+                              const gpuvec_array* x, const gpuvec_launch* launch)
+    gpuvec_status gpuvec_histogram(const gpuvec_array* counts, const gpuvec_array* x,
+                                   const gpuvec_array* weights, const gpuvec_array* edges,
+                                   const gpuvec_launch* launch)
+    gpuvec_status gpuvec_searchsorted(const gpuvec_array* out, const gpuvec_array* sorted,
+                                      const gpuvec_array* v, int right,
+                                      const gpuvec_launch* launch)
+    gpuvec_status gpuvec_sorted_runs(const gpuvec_array* starts, const gpuvec_array* sorted,
+                                     const gpuvec_launch* launch)
+
+scan_abi.scan = gpuvec_scan
+scan_abi.sort = gpuvec_sort
+scan_abi.histogram = gpuvec_histogram
+scan_abi.searchsorted = gpuvec_searchsorted
+scan_abi.sorted_runs = gpuvec_sorted_runs

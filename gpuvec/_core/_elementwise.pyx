@@ -20,7 +20,10 @@ from gpuvec._core._operands cimport *
 from gpuvec._core._results cimport *
 from gpuvec._core._streams cimport resolve_stream
 
+import warnings
+
 import numpy as np
+from numpy import equal, less
 
 from gpuvec._core._operands import result_dtype
 
@@ -110,10 +113,13 @@ def elementwise(int op, tuple args, tuple names, out=None, dtype=None, threads_p
     if extra_dtypes:
         compute = result_dtype(*ops.objects[first:], *extra_dtypes, dtype=dtype)
     elif truth or op == _WHERE:
-        compute = truth_compute_dtype(ops, dtype, first, truth and _reads_truth[op])
+        compute = truth_compute_dtype(ops, dtype, first, truth and _reads_truth[op],
+                                      _UFUNCS.get(op), _KINDS.get(op))
     else:
-        compute = compute_dtype(ops, dtype, first)
-    out_dtype = BOOL if truth else compute
+        compute = compute_dtype(ops, dtype, first, _UFUNCS.get(op), _KINDS.get(op))
+    out_dtype = _RESULTS.get(op) or compute
+    if compute.kind in "iu" and op in _INTEGER_CHECKED:
+        _check_integer_operands(op, ops, compute)
     convert_host_inputs(ops, compute, first)
     if first and ops.device_mode and ops.kinds[0] == HOST_DATA:
         _upload_condition(ops)
@@ -135,7 +141,7 @@ def elementwise(int op, tuple args, tuple names, out=None, dtype=None, threads_p
     call.op = op
     call.values = values
     call.compute = code_of(compute)
-    cdef gpuvec_dtype result_code = GPUVEC_BOOL if truth else call.compute
+    cdef gpuvec_dtype result_code = code_of(out_dtype)
     result = run_call(ops, out, ndim, shape, out_dtype, result_code, stream, &launch,
                       _call_elementwise, &call, LIKE_OPERANDS | NUMPY_SCALAR)
     if not ops.device_mode and size and launch.backend == GPUVEC_BACKEND_CUDA:
@@ -196,6 +202,45 @@ cdef int _upload_condition(Operands ops) except -1:
     return 0
 
 
+cdef int _check_integer_operands(int op, Operands ops, object compute) except -1:
+    """What NumPy checks of integer operands: a negative exponent of a signed
+    integer power is a ValueError, and an integer division by zero (whose
+    result is 0) warns as np.errstate's divide setting says."""
+    divisor = ops.objects[1]
+    if op == _INTEGER_CHECKS["power"]:
+        if compute.kind == "i" and _has(divisor, less, 0):
+            raise ValueError("Integers to negative integer powers are not allowed.")
+    elif _has(divisor, equal, 0):
+        name = "floor_divide" if op == _INTEGER_CHECKS["floor_divide"] else "remainder"
+        message = f"divide by zero encountered in {name}"
+        setting = np.geterr()["divide"]
+        if setting == "raise":
+            raise FloatingPointError(message)
+        if setting != "ignore":
+            warnings.warn(message, RuntimeWarning, stacklevel=2)
+    return 0
+
+
+cdef bint _has(object value, object compare, int number) except -1:
+    """Whether some element of an operand compares true with `number`: a
+    number itself, a NumPy array, or device data (by gpuvec's own ops)."""
+    if isinstance(value, ArrayFields):
+        return bool(elementwise(ELEMENTWISE_CODES[compare.__name__], (value, number),
+                                ("x", "y")).any())
+    return bool(np.any(compare(value, number)))
+
+
 # where's code, and the truth-value ops' (read from the op table at import).
 _WHERE = [row[0] for row in elementwise_ops() if row[1] == "where"][0]
 _fill_truth_results()
+ELEMENTWISE_CODES = {row[1]: row[0] for row in elementwise_ops()}
+# Each op's NumPy ufunc (its dtype resolution is gpuvec's), kinds column, and
+# result dtype where it is not the compute dtype (bool, uint8).
+_UFUNCS = {row[0]: getattr(np, row[7]) for row in elementwise_ops()
+           if isinstance(getattr(np, row[7], None), np.ufunc)}
+_KINDS = {row[0]: row[15] for row in elementwise_ops()}
+_RESULTS = {row[0]: np.dtype(row[5]) for row in elementwise_ops() if row[5] is not None}
+# The integer ops whose operands NumPy checks (_check_integer_operands).
+_INTEGER_CHECKS = {name: ELEMENTWISE_CODES[name]
+                   for name in ("power", "floor_divide", "remainder")}
+_INTEGER_CHECKED = frozenset(_INTEGER_CHECKS.values())

@@ -398,11 +398,14 @@ cdef inline bint _fits(long long v, int code, int64_t size) noexcept:
     return -(<long long>1 << (8 * size - 1)) <= v < (<long long>1 << (8 * size - 1))
 
 
-def kernel_check_requested():
-    """Whether GPUVEC_KERNEL_CHECK asks for checked launches (read with C's getenv,
-    which sees what os.environ sets, at a fraction of its cost)."""
+def kernel_check_requested(bint default=False):
+    """Whether launches run checked: GPUVEC_KERNEL_CHECK's answer ("0" no, any
+    other value yes), `default` where it is unset or empty (read with C's
+    getenv, which sees what os.environ sets, at a fraction of its cost)."""
     cdef const char* value = getenv("GPUVEC_KERNEL_CHECK")
-    return value != NULL and value[0] != 0 and not (value[0] == 48 and value[1] == 0)  # "0"
+    if value == NULL or value[0] == 0:
+        return default
+    return not (value[0] == 48 and value[1] == 0)  # "0"
 
 
 cdef bint _is_void_pointer(str c_type):

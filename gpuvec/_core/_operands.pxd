@@ -72,10 +72,13 @@ cdef object to_device_array(object value)
 cdef object precision()
 cpdef object as_real_array(object value, str name)
 cpdef object check_dtype(object dtype)
+cpdef object check_array_dtype(object dtype)
 cpdef object native_byte_order(object array)
 cpdef object native_dtype(object dt)
-cdef object compute_dtype(Operands ops, object dtype, int first=*)
-cdef object truth_compute_dtype(Operands ops, object dtype, int first=*, bint logical=*)
+cdef object compute_dtype(Operands ops, object dtype, int first=*, object ufunc=*,
+                          str kinds=*)
+cdef object truth_compute_dtype(Operands ops, object dtype, int first=*, bint logical=*,
+                                object ufunc=*, str kinds=*)
 cdef int convert_host_inputs(Operands ops, object compute, int first=*,
                              bint keep_bool=*) except -1
 

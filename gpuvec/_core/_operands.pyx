@@ -490,6 +490,10 @@ cdef int add(Operands ops, object value, str name) except -1:
         ops.objects.append(value)
         ops.kinds[k] = SCALAR
         a.memory = GPUVEC_MEMORY_SCALAR
+        if value.dtype.kind in "iu":  # exact, in its own dtype
+            a.integer = (int(value) + 2**63) % 2**64 - 2**63
+            a.dtype = code_of(value.dtype)
+            return 0
         a.scalar = float(value)
         if value.dtype.kind == "b":
             a.dtype = GPUVEC_BOOL
@@ -555,16 +559,20 @@ cdef object precision():
     return _default_precision if scoped is _UNSET else scoped
 
 
-cdef object compute_dtype(Operands ops, object dtype, int first=0):
-    """The dtype the op computes in: the policy (result_dtype), decided in C
-    for float32 and float64 operands, by NumPy for any other dtype."""
+cdef object compute_dtype(Operands ops, object dtype, int first=0, object ufunc=None,
+                          str kinds=None):
+    """The dtype the op computes in.
+
+    Float32 and float64 operands (with bools and Python numbers beside them)
+    are decided here, in C: the policy (result_dtype). An op of the table
+    passes its NumPy ufunc and its kinds column: any other operands (ints,
+    bools alone, Python numbers alone) go to loop_dtype, NumPy's own
+    resolution. Without `kinds` (the reductions), ints compute in the
+    policy's float dtype."""
     cdef int k
     cdef bint any_float64 = False, any_strong = False
     if dtype is not None:
         return check_dtype(dtype)
-    chosen = precision()
-    if chosen is not None:
-        return chosen
     for k in range(first, ops.count):
         if ops.weak[k] or ops.arrays[k].dtype == GPUVEC_BOOL:
             continue  # bools never widen a float dtype: bool with float32 is float32
@@ -572,13 +580,92 @@ cdef object compute_dtype(Operands ops, object dtype, int first=0):
             any_float64 = any_strong = True
         elif ops.arrays[k].dtype == GPUVEC_FLOAT32:
             any_strong = True
-        else:  # ints: NumPy's promotion rules decide
+        elif kinds is None:  # ints: NumPy's promotion rules decide
             return result_dtype(*ops.objects[first:])
+        else:
+            return loop_dtype(ufunc, kinds, ops.objects[first:])
+    if kinds is not None and (not any_strong or "f" not in kinds):
+        return loop_dtype(ufunc, kinds, ops.objects[first:])  # or NumPy's TypeError
+    chosen = precision()
+    if chosen is not None:
+        return chosen
     return FLOAT64 if any_float64 or not any_strong else FLOAT32
 
 
+def loop_dtype(ufunc, str kinds, values, bint truth=False):
+    """The dtype an op of the table computes in, as NumPy's ufunc resolves its
+    loop for these values (NEP 50: Python numbers are weak), mapped into the
+    dtypes the op has kernels of (its kinds column, op_table.h).
+
+    An integer or bool loop that the op has no kernel of computes in the
+    float dtype NumPy's float-only ufuncs take for it; float16 computes in
+    float32 (NumPy too computes a float16 op in float32: rounded to float16
+    its result would be NumPy's). A float result follows the precision. An
+    op without a ufunc (`ufunc` None) takes ``numpy.result_type``.
+
+    Raises
+    ------
+    TypeError
+        NumPy has no loop for these dtypes (``~`` of a float, ``-`` of bools).
+    OverflowError
+        A Python int out of the integer dtype's range, as NumPy raises; for
+        a comparison (`truth`) the dtype widens to hold it instead, as
+        NumPy 2 compares such a number.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> loop_dtype(np.add, "fub", (np.arange(3, dtype=np.uint8), 7))
+    dtype('uint8')
+    >>> loop_dtype(np.sqrt, "f", (np.arange(3, dtype=np.int16),))
+    dtype('float32')
+    """
+    signature = []
+    for value in values:
+        if type(value) is int:
+            signature.append(int)  # weak
+        elif type(value) is float:
+            signature.append(float)
+        elif type(value) is bool:
+            signature.append(BOOL)
+        elif isinstance(value, (np.ndarray, np.generic, ArrayFields)):
+            signature.append(value.dtype)
+        else:
+            signature.append(np.asarray(value).dtype)
+    if ufunc is not None:
+        try:
+            loop = ufunc.resolve_dtypes(tuple(signature) + (None,) * ufunc.nout)
+        except TypeError as exc:  # NumPy's UFuncTypeError, also a TypeError
+            raise TypeError(str(exc)) from None
+        inputs = loop[:ufunc.nin]
+        common = inputs[0] if all(d == inputs[0] for d in inputs) else np.result_type(*inputs)
+    else:
+        common = np.result_type(*[v if type(v) in (int, float) else d
+                                  for v, d in zip(values, signature)])
+    if common.kind in "iu" and "i" not in kinds and "u" not in kinds \
+            or common.kind == "b" and "b" not in kinds:
+        common = np.promote_types(common, np.float16)  # a float-only op's loop
+    if common.kind == "f":
+        chosen = precision()
+        if chosen is not None:
+            return chosen
+        return FLOAT32 if common.itemsize <= 4 else FLOAT64
+    if common.kind not in "biu":
+        raise TypeError(f"gpuvec computes on real numbers; the inputs have dtype {common}")
+    if common.kind in "iu":
+        limits = np.iinfo(common)
+        for value in values:
+            if type(value) is int and not limits.min <= value <= limits.max:
+                if not truth:
+                    raise OverflowError(f"Python integer {value} out of bounds for {common}")
+                common = np.result_type(common, np.min_scalar_type(value))
+                if common.kind == "f":
+                    return FLOAT64
+    return common
+
+
 cdef object truth_compute_dtype(Operands ops, object dtype, int first=0,
-                                bint logical=False):
+                                bint logical=False, object ufunc=None, str kinds=None):
     """The dtype a truth-value op (a comparison, a logical op) or where
     computes in: bool for a `logical` op, which reads each operand's truth,
     and when every operand is a bool (arrays, and numbers that are True or
@@ -595,23 +682,39 @@ cdef object truth_compute_dtype(Operands ops, object dtype, int first=0,
                 break
         else:
             return BOOL
+        for k in range(first, ops.count):  # ints: NumPy's loop, which compares exactly
+            if not ops.weak[k] and ops.arrays[k].dtype not in (
+                    GPUVEC_FLOAT32, GPUVEC_FLOAT64, GPUVEC_BOOL) and kinds is not None:
+                return loop_dtype(ufunc, kinds, ops.objects[first:], True)
     return compute_dtype(ops, dtype, first)
 
 
 cdef int convert_host_inputs(Operands ops, object compute, int first=0,
                              bint keep_bool=True) except -1:
     """Host arrays of dtypes other than float32, float64 and bool (ints,
-    float16) become arrays of the compute dtype; NumPy converts them. Bools
-    stay as they are (the C++ side converts them as it reads them) when
-    `keep_bool`."""
+    float16) become arrays of the compute dtype; NumPy converts them (an
+    array of that dtype already is read where it is). Bools stay as they are
+    (the C++ side converts them as it reads them) when `keep_bool`. For an
+    integer compute dtype, integer scalars are given as exact integers."""
     cdef int k
+    cdef gpuvec_array* a
+    integer = compute.kind in "iu"
     for k in range(first, ops.count):
+        a = &ops.arrays[k]
         if ops.kinds[k] == HOST_DATA \
-                and ops.arrays[k].dtype not in (GPUVEC_FLOAT32, GPUVEC_FLOAT64) \
-                and not (keep_bool and ops.arrays[k].dtype == GPUVEC_BOOL):
-            converted = ops.objects[k].astype(compute)
+                and a.dtype not in (GPUVEC_FLOAT32, GPUVEC_FLOAT64) \
+                and not (keep_bool and a.dtype == GPUVEC_BOOL):
+            converted = native_byte_order(ops.objects[k]).astype(compute, copy=False)
+            if not whole_elements(converted):
+                converted = np.array(converted, order="C")
             ops.objects[k] = converted
             describe_host_array(ops, k, converted)
+        elif integer and ops.kinds[k] == SCALAR and a.dtype != GPUVEC_BOOL:
+            value = ops.objects[k]
+            if type(value) is int or (isinstance(value, np.generic) and value.dtype.kind in "iu"):
+                # the exact value (its bits for a uint64 of 2^63 up), in the compute dtype
+                a.integer = (int(value) + 2**63) % 2**64 - 2**63
+                a.dtype = code_of(compute)
     return 0
 
 

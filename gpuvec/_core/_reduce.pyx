@@ -110,8 +110,15 @@ def reduce(int op, x, y=None, axis=None, bint keepdims=False, dtype=None,
     if y is not None:
         add(ops, np.asarray(y) if is_python_number(y) or isinstance(y, np.generic) else y, "y")
     check_placement(ops)
-    if own_dtype and ops.arrays[0].dtype in (GPUVEC_FLOAT32, GPUVEC_FLOAT64, GPUVEC_BOOL):
+    whole = dtype is None and (own_dtype or op in _INTEGER_REDUCTIONS)
+    if dtype is not None and op in _ACCUMULATING_REDUCTIONS and np.dtype(dtype).kind in "iu":
+        code = code_of(check_array_dtype(dtype))  # whole numbers: x is cast to it, as NumPy's
+    elif own_dtype and ops.arrays[0].dtype in (GPUVEC_FLOAT32, GPUVEC_FLOAT64, GPUVEC_BOOL):
         code = ops.arrays[0].dtype
+    elif whole and ops.objects[0].dtype.kind in "iu":
+        code = code_of(_integer_compute(op, ops.objects[0].dtype, own_dtype))
+    elif whole and ops.objects[0].dtype.kind == "b" and op in _ACCUMULATING_REDUCTIONS:
+        code = GPUVEC_INT64  # NumPy's sum of bools counts them in int64
     else:
         code = code_of(compute_dtype(ops, dtype))
     convert_host_inputs(ops, numpy_dtype(code))  # bools stay bools: the C++ side reads them
@@ -156,7 +163,7 @@ def reduce(int op, x, y=None, axis=None, bint keepdims=False, dtype=None,
     cdef int result_kind = _REDUCE_RESULTS[op]
     cdef gpuvec_dtype out_code = code if result_kind < 0 else <gpuvec_dtype>result_kind
     # int64 results (positions, counts) come back as NumPy values, also from device data.
-    cdef bint host_values = out_code == GPUVEC_INT64
+    cdef bint host_values = result_kind == GPUVEC_INT64
     if ops.device_mode and not ops.host_backed:
         device_scalars(ops, stream)
     call.op = op
@@ -184,6 +191,15 @@ def reduce(int op, x, y=None, axis=None, bint keepdims=False, dtype=None,
         return tuple([_shape_reduction(result[k, ...], ops, axes, keepdims, axis, out_code,
                                        False) for k in range(2)])
     return _shape_reduction(result, ops, axes, keepdims, axis, out_code, False)
+
+
+cdef object _integer_compute(int op, object dtype, bint own_dtype):
+    """The dtype an integer x reduces in, as NumPy's: sum and prod (the rows
+    that accumulate, sums of the `whole` trait) in int64 or uint64 for the
+    narrower integers, the extremes and the counting rows in x's own."""
+    if own_dtype or op not in _ACCUMULATING_REDUCTIONS or dtype.itemsize == 8:
+        return dtype
+    return np.dtype(np.int64 if dtype.kind == "i" else np.uint64)
 
 
 cdef struct _ReduceCall:
@@ -235,7 +251,7 @@ cdef object _shape_reduction(object result, Operands ops, tuple axes, bint keepd
         value = result.reshape(())[()] if isinstance(result, np.ndarray) else result
         if dtype == GPUVEC_BOOL:
             return value  # numpy.bool_, as from numpy.any: ~ negates it as a truth value
-        return int(value) if dtype == GPUVEC_INT64 else float(value)
+        return value.item()  # a Python int or float, exact for every integer dtype
     return result[()] if result.ndim == 0 else result
 
 
@@ -245,5 +261,10 @@ cdef object _shape_reduction(object result, Operands ops, tuple axes, bint keepd
 _UFUNC_REDUCTIONS = frozenset([row[0] for row in reduce_ops() if "axis0" in row[13].split()])
 _REDUCE_NAMES = {row[0]: row[1] for row in reduce_ops()}
 _PAIRED_REDUCTIONS = frozenset([row[0] for row in reduce_ops() if "paired" in row[13].split()])
+# Those that reduce integers exactly in an integer dtype (the integers
+# trait), and of them the ones that accumulate (sum, prod: the whole trait).
+_INTEGER_REDUCTIONS = frozenset([row[0] for row in reduce_ops() if "integers" in row[13].split()])
+_ACCUMULATING_REDUCTIONS = frozenset(
+    [row[0] for row in reduce_ops() if {"integers", "whole"} <= set(row[13].split())])
 # Each reduction's result dtype (the table's result column): -1 for the compute dtype.
 _REDUCE_RESULTS = _result_codes()

@@ -547,6 +547,23 @@ def _copy_back(op: str, code: str) -> Workload:
     )
 
 
+# int32 keys from d in [0, 1): 2^16 distinct values (exact in float32 and float64).
+_INT32_KEYS = {
+    "torch": "k = (d * 65536).to(torch.int32)",
+    "*": "k = (d * 65536).astype('int32')",
+}
+
+
+def _int_operands(dtype: str) -> dict:
+    """Setup code: a, b and c of `dtype` from the float data d, in each library
+    (times 128, a power of two: exact in float32 as in the float64 reference,
+    so every library truncates the same numbers)."""
+    return {
+        "torch": f"a = (d * 128).to(torch.{dtype}); b = a.flip(0).clone(); c = a.clone()",
+        "*": f"a = (d * 128).astype('{dtype}'); b = a[::-1].copy(); c = a.copy()",
+    }
+
+
 def _large(op: str, code: dict, dtypes=("float32", "float64"), **fields) -> Workload:
     """One call on a device array ``d`` of 2^22 elements."""
     fields.setdefault("traffic", _moves(2))
@@ -766,6 +783,86 @@ WORKLOADS: tuple[Workload, ...] = (
         traffic=lambda shape, itemsize: _n(shape) * itemsize * 3 // 2,
         ulps=0,
         note="a comparison and a compaction; GB/s counts d read once and half of it written",
+    ),
+    # -- integers: the same add as float32's, in int32 and uint8 ---------------------------------
+    Workload(
+        "add_int32",
+        "bandwidth",
+        {"*": "xp.add(a, b, out=c)", "torch": "torch.add(a, b, out=c)"},
+        ((1 << 24,),),
+        ("float32",),
+        quick_shapes=_QUICK,
+        inputs="d",
+        setup=_int_operands("int32"),
+        args="a b c",
+        traffic=_moves(3),
+        note="int32 operands made from d; wraps around as NumPy's",
+    ),
+    Workload(
+        "add_uint8",
+        "bandwidth",
+        {"*": "xp.add(a, b, out=c)", "torch": "torch.add(a, b, out=c)"},
+        ((1 << 24,),),
+        ("float32",),
+        quick_shapes=_QUICK,
+        inputs="d",
+        setup=_int_operands("uint8"),
+        args="a b c",
+        traffic=_moves(3),
+        note="uint8 operands made from d: a quarter of float32's bytes",
+    ),
+    # -- scans, sorts and counts: 2^24 elements ---------------------------------------------------
+    Workload(
+        "sort_int32",
+        "bandwidth",
+        {"*": "xp.sort(k)", "torch": "torch.sort(k).values"},
+        ((1 << 24,),),
+        ("float32",),
+        quick_shapes=_QUICK,
+        inputs="d",
+        setup=_INT32_KEYS,
+        args="k",
+        traffic=_moves(2),
+        note="int32 keys made from d; GB/s counts the keys read once and written once",
+    ),
+    Workload(
+        "sort_float32",
+        "bandwidth",
+        {"*": "xp.sort(d)", "torch": "torch.sort(d).values"},
+        ((1 << 24,),),
+        ("float32",),
+        quick_shapes=_QUICK,
+        inputs="d",
+        traffic=_moves(2),
+        ulps=0,
+    ),
+    Workload(
+        "cumsum_int32",
+        "bandwidth",
+        {"*": "xp.cumsum(k)", "torch": "torch.cumsum(k, 0)"},
+        ((1 << 24,),),
+        ("float32",),
+        quick_shapes=_QUICK,
+        inputs="d",
+        setup=_INT32_KEYS,
+        args="k",
+        traffic=lambda shape, itemsize: _n(shape) * (4 + 8),
+        note="int32 in, int64 out (NumPy's accumulator); GB/s counts both once",
+    ),
+    Workload(
+        "histogram_256",
+        "bandwidth",
+        {
+            "*": "xp.histogram(d, bins=256, range=(0.0, 1.0))[0]",
+            "torch": "torch.histc(d, bins=256, min=0.0, max=1.0)",
+        },
+        ((1 << 24,),),
+        ("float32",),
+        quick_shapes=_QUICK,
+        inputs="d",
+        traffic=_moves(1),
+        ulps=0,
+        note="256 equal bins of a float32 array; GB/s counts d read once",
     ),
     Workload(
         "mean_axis0",

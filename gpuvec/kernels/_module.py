@@ -518,11 +518,18 @@ class Kernel:
     a ``float*``, a float for an ``int``); a non-contiguous array raises
     ``ValueError``, since the kernel sees memory, not a view.
 
-    With ``check=True`` (or ``GPUVEC_KERNEL_CHECK=1``) the kernel runs in the
-    host emulation with every pointer bounds-checked, on the host backend and
-    on a GPU alike (with copies of device arrays there): an index outside an
-    array raises ``IndexError`` naming the parameter, the index, the array's
-    length, the thread and the block, and nothing is corrupted.
+    On the host backend a launch runs checked by default (``check=False`` or
+    ``GPUVEC_KERNEL_CHECK=0`` turns it off; an unchecked kernel that indexes
+    outside an array can corrupt the process). On a GPU ``check=True`` (or
+    ``GPUVEC_KERNEL_CHECK=1``) runs the kernel checked in the host emulation,
+    on copies of device arrays. Checked, an index outside a pointer's array
+    or a ``__shared__`` array raises ``OutOfBoundsError`` (an ``IndexError``),
+    a shared memory race ``RaceError``, threads that do not all reach the
+    same ``__syncthreads()`` ``BarrierDivergenceError``, a read of shared
+    memory never written ``UninitializedReadError``, and a warp intrinsic's
+    mask that leaves out its caller or names returned lanes ``WarpMaskError``:
+    all ``KernelBugError``, a ``CudaError``, whose message names the kernel,
+    the line, the thread and the block. Nothing is corrupted.
 
     In the host emulation nothing a kernel does ends the process: a failed
     ``assert`` raises ``CudaError`` named ``cudaErrorAssert`` (with the
@@ -588,8 +595,9 @@ class Kernel:
         stream : gpuvec.Stream, optional
             The stream to launch on; the current stream by default.
         check : bool, optional
-            Run bounds-checked in the host emulation (see the class's notes);
-            by default, as ``GPUVEC_KERNEL_CHECK`` says.
+            Run checked in the host emulation (see the class's notes); by
+            default, as ``GPUVEC_KERNEL_CHECK`` says, else checked on the
+            host backend and unchecked on a GPU.
         timeout : float, optional
             Seconds the kernel may run in the host emulation before it is
             stopped with ``CudaError`` (``cudaErrorLaunchTimeout``); by
@@ -598,6 +606,8 @@ class Kernel:
 
         Raises
         ------
+        KernelBugError
+            Checked mode found a bug (see the class's notes).
         CudaError
             The kernel failed in the host emulation (see the class's notes),
             or ran past its timeout.
@@ -647,9 +657,11 @@ class Kernel:
 
     def _launch(self, args: tuple, grid, block, shared_mem, stream, check, timeout=None) -> None:
         seconds = _timeout_seconds(timeout)
-        if check is None:
-            check = _core.kernel_check_requested()  # GPUVEC_KERNEL_CHECK
         backend = _core.backend_code()
+        if check is None:
+            # GPUVEC_KERNEL_CHECK, else checked on the host backend, where it
+            # costs little, and unchecked on a GPU, where it means the host.
+            check = _core.kernel_check_requested(backend == _BACKEND_HOST)
         if check and backend == _BACKEND_CUDA:
             return interruptible(self._checked_on_host, args, grid, block, shared_mem, seconds)
         launcher = self._launchers.get((backend, check))

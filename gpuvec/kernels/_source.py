@@ -21,6 +21,7 @@ Examples
 ...     checked=True,
 ... )
 >>> print(text)
+#define GPUVEC_EMULATION_CHECKED 1
 #include <gpuvec/cuda_emulation.h>
 #line 1 "cell_3.cu"
 __global__ void doublify(gpuvec_checked<float> a) { a[threadIdx.x] *= 2; }
@@ -46,10 +47,14 @@ from gpuvec.kernels._lexer import (
 )
 from gpuvec.kernels._signature import KernelSignature, find_kernel, parse_kernels
 
-__all__ = ["EMULATION_HEADER", "GENERATED_NAME", "host_source", "nvrtc_source"]
+__all__ = ["CHECKED_MACRO", "EMULATION_HEADER", "GENERATED_NAME", "host_source", "nvrtc_source"]
 
 # The header's path under the include folder gpuvec installs.
 EMULATION_HEADER = "gpuvec/cuda_emulation.h"
+
+# Defined before the header in checked mode: the header then checks
+# barriers, warp masks and shared memory (see its "Checked mode" section).
+CHECKED_MACRO = "GPUVEC_EMULATION_CHECKED"
 
 # The file name the generated entries' lines are reported under, so that a
 # compile error in them is recognized as gpuvec's, not the user's.
@@ -90,7 +95,9 @@ def host_source(
     source_name : str
         The source's name in messages, such as ``"cell_3.cu"``.
     checked : bool
-        Rewrite the kernels' pointer parameters into bounds-checked ones.
+        Compile in checked mode: the kernels' pointer parameters become
+        bounds-checked ones, and ``__shared__`` arrays checked ones, which
+        look for races and reads of memory never written.
 
     Returns
     -------
@@ -106,9 +113,10 @@ def host_source(
         A name expression that names no kernel of the source.
     """
     kernels = parse_kernels(user_source)
-    edits = _shared_memory_edits(user_source, source_name)
+    edits = _shared_memory_edits(user_source, source_name, checked)
     if checked:
         edits += _checked_pointer_edits(user_source, kernels)
+        edits += _checked_shared_array_edits(user_source)
     entries: dict[str, str] = {}
     lines = []
     for expression in name_expressions:
@@ -123,6 +131,7 @@ def host_source(
         lines.append(f"GPUVEC_EMULATION_KERNEL({symbol}, {target})")
     text = "\n".join(
         [
+            *([f"#define {CHECKED_MACRO} 1"] if checked else []),
             f"#include <{EMULATION_HEADER}>",
             f"#line 1 {_c_string(source_name)}",
             _apply(user_source, edits),
@@ -151,8 +160,14 @@ def host_source(
 #   file-scope shared array would be seen everywhere below it.)
 
 
-def _shared_memory_edits(source: str, source_name: str) -> list[tuple[int, int, str]]:
-    """(start, end, replacement) for each ``extern __shared__`` array of `source`."""
+def _shared_memory_edits(
+    source: str, source_name: str, checked: bool = False
+) -> list[tuple[int, int, str]]:
+    """(start, end, replacement) for each ``extern __shared__`` array of `source`.
+
+    In checked mode the array becomes the header's gpuvec_shared_dynamic<T>,
+    which checks each index against ``shared_mem`` and each access for races.
+    """
     tokens = tokenize(source)
     blocks = enclosing_blocks(tokens)
     edits = []
@@ -166,8 +181,12 @@ def _shared_memory_edits(source: str, source_name: str) -> list[tuple[int, int, 
         c_type, name = declaration
         start, stop = token.start, tokens[end].end
         storage = f"static_cast<{c_type}*>(gpuvec_dynamic_shared())"
+        if checked:
+            storage = f'gpuvec_shared_dynamic<{c_type}>("{name}")'
         if not is_file_scope(blocks[i]):
             replacement = f"{c_type}* const {name} = {storage};"
+            if checked:
+                replacement = f'const gpuvec_shared_dynamic<{c_type}> {name}{{"{name}"}};'
         elif _alone_on_its_lines(source, tokens, i, end):
             replacement = f"#define {name} ({storage})"
         else:
@@ -249,6 +268,97 @@ def _checked_pointer_edits(
             start, stop = parameter.span
             edits.append((start, stop, replacement + "\n" * source.count("\n", start, stop)))
     return edits
+
+
+# --- rewrite (c): checked shared arrays (checked mode) -----------------------------------------
+#
+# In checked mode each fixed-size ``__shared__`` array becomes the emulation
+# header's gpuvec_shared<T[N]...>, which checks each index against the
+# array's bounds and records who reads and writes each element, to find
+# races and reads of elements never written:
+#     __shared__ float tile[16][17];
+#     __shared__ gpuvec_shared<float[16][17]> tile{"tile"};
+# Indexing reads as before. Several arrays of one declaration become one
+# declaration each, on the same line. Scalars (``__shared__ int n;``) and
+# declarations this rewrite does not know are left as they are (unchecked).
+# ``volatile`` is dropped: every access goes through the header's calls.
+
+
+def _checked_shared_array_edits(source: str) -> list[tuple[int, int, str]]:
+    """(start, end, replacement) for each fixed-size ``__shared__`` array declaration."""
+    tokens = tokenize(source)
+    edits = []
+    for i, token in enumerate(tokens):
+        if token.text != "__shared__" or (i > 0 and tokens[i - 1].text == "extern"):
+            continue
+        end = next((k for k in range(i, len(tokens)) if tokens[k].text in (";", "{", "}")), None)
+        if end is None or tokens[end].text != ";":
+            continue
+        first = i
+        while first > 0 and tokens[first - 1].text in ("volatile", "static"):
+            first -= 1
+        prefix = [t.text for t in tokens[first:i] if t.text != "volatile"]
+        declarators = _shared_declarators(tokens[i + 1 : end])
+        if declarators is None:
+            continue
+        c_type, arrays = declarators
+        if not any(dims for _, dims in arrays):
+            continue  # only scalars
+        pieces = []
+        for name, dims in arrays:
+            head = " ".join([*prefix, "__shared__"])
+            if dims:
+                pieces.append(f'{head} gpuvec_shared<{c_type}{dims}> {name}{{"{name}"}};')
+            else:
+                pieces.append(f"{head} {c_type} {name};")
+        start, stop = tokens[first].start, tokens[end].end
+        edits.append((start, stop, " ".join(pieces) + "\n" * source.count("\n", start, stop)))
+    return edits
+
+
+def _shared_declarators(tokens: list[Token]) -> tuple[str, list[tuple[str, str]]] | None:
+    """(element type, [(name, dimensions such as "[16][17]")]) of a declaration's
+    tokens after ``__shared__``, or None where it is not one this rewrite knows."""
+    words: list[Token] = []
+    k = 0
+    while k < len(tokens):
+        if tokens[k].text in _ALIGNMENT and k + 1 < len(tokens) and tokens[k + 1].text == "(":
+            k = closing_bracket(tokens, k + 1, "(", ")") + 1
+            continue
+        if tokens[k].text != "volatile":
+            words.append(tokens[k])
+        k += 1
+    segments: list[list[Token]] = [[]]
+    depth = 0
+    for t in words:
+        depth += t.text == "["
+        depth -= t.text == "]"
+        if depth == 0 and t.text in ("=", "*", "&", "(", "<", "::"):
+            return None  # initializers, pointers, functions, templates: left as written
+        if t.text == "," and depth == 0:
+            segments.append([])
+        else:
+            segments[-1].append(t)
+    first = segments[0]
+    name_at = next((k for k, t in enumerate(first) if t.text == "["), len(first)) - 1
+    if name_at < 1 or first[name_at].kind != "name":
+        return None
+    c_type = join_tokens(first[:name_at])
+    arrays = []
+    for k, segment in enumerate(segments):
+        declarator = segment[name_at:] if k == 0 else segment
+        if not declarator or declarator[0].kind != "name":
+            return None
+        dims = declarator[1:]
+        if dims and (dims[0].text != "[" or dims[-1].text != "]"):
+            return None
+        if any(
+            t.text == "[" and n + 1 < len(dims) and dims[n + 1].text == "]"
+            for n, t in enumerate(dims)
+        ):
+            return None  # an array of unknown size
+        arrays.append((declarator[0].text, join_tokens(dims)))
+    return c_type, arrays
 
 
 # --- helpers ----------------------------------------------------------------------------------

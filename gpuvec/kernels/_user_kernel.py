@@ -40,6 +40,8 @@ _HEADERS = (
     "reduce_ops.hpp",
     "reduce.hpp",
     "ops.hpp",  # the functors of gpuvec's ops, which fused kernels call (gpuvec/fusion)
+    "sort_keys.hpp",  # with scan_kernels.hpp: gpuvec's own scans, sorts and counts
+    "scan_kernels.hpp",
     "cuda_emulation.h",
     "emulation.h",
 )

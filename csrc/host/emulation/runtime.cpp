@@ -114,6 +114,24 @@ void fail(gpuvec_emulation_block* block, int failure, const char* message,
                   "unspecified launch failure: a C++ exception left the kernel: " + what + at,
                   kCudaErrorLaunchFailure, "cudaErrorLaunchFailure");
       break;
+    // Checked mode's findings: the message names the kernel, the lines and
+    // the threads. The bug's kind travels as the error's name, which the
+    // Python layer turns into its exception class (gpuvec.KernelBugError's).
+    case GPUVEC_EMULATION_FAILURE_OUT_OF_BOUNDS:
+      launch.fail(GPUVEC_ERROR_INDEX, what + at);
+      break;
+    case GPUVEC_EMULATION_FAILURE_RACE:
+      launch.fail(GPUVEC_ERROR_CUDA, what + at, 0, "kernel-bug:race");
+      break;
+    case GPUVEC_EMULATION_FAILURE_BARRIER:
+      launch.fail(GPUVEC_ERROR_CUDA, what + at, 0, "kernel-bug:barrier");
+      break;
+    case GPUVEC_EMULATION_FAILURE_UNINITIALIZED:
+      launch.fail(GPUVEC_ERROR_CUDA, what + at, 0, "kernel-bug:uninitialized");
+      break;
+    case GPUVEC_EMULATION_FAILURE_WARP_MASK:
+      launch.fail(GPUVEC_ERROR_CUDA, what + at, 0, "kernel-bug:warp-mask");
+      break;
     case GPUVEC_EMULATION_FAILURE_NOT_COOPERATIVE:
       launch.fail(GPUVEC_ERROR_INTERNAL, what +
                                              " was called in a kernel that gpuvec runs as a plain "

@@ -19,6 +19,7 @@
 #include <assert.h>
 #include <math.h>  // libstdc++'s math.h: sqrt(float) etc. overloaded in the global namespace
 #include <setjmp.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -172,7 +173,326 @@ inline void require_cooperative(const char* what) {
     fail(GPUVEC_EMULATION_FAILURE_NOT_COOPERATIVE, what);
 }
 
+template <class I>
+using if_index = std::enable_if_t<std::is_integral<I>::value || std::is_enum<I>::value, int>;
+// U* is T* with as many qualifiers or more: what a T* converts to implicitly.
+template <class U, class T>
+using if_pointee =
+    std::enable_if_t<std::is_same<std::remove_cv_t<U>, std::remove_cv_t<T>>::value &&
+                         (std::is_const<U>::value || !std::is_const<T>::value),
+                     int>;
+template <class U, class T>
+using if_not_pointee =
+    std::enable_if_t<!(std::is_same<std::remove_cv_t<U>, std::remove_cv_t<T>>::value &&
+                       (std::is_const<U>::value || !std::is_const<T>::value)),
+                     int>;
+
+// An index into a checked pointer or a checked __shared__ array, with the
+// line that indexes: a default argument of __builtin_LINE() takes the line of
+// the expression that converts the index (the user's line, under #line).
+struct Index {
+  int64_t value;
+  uint32_t line;
+  const char* file;
+  template <class I, if_index<I> = 0>
+  Index(I i, uint32_t at_line = __builtin_LINE(), const char* at_file = __builtin_FILE())
+      : value(static_cast<int64_t>(i)), line(at_line), file(at_file) {}
+};
+
+// The kernel this OS thread runs, for messages: the entry's name expression.
+GPUVEC_EMU_THREAD_LOCAL const char* kernel_name = "?";
+
+// Fails the launch with a message formatted as printf does; the caller's
+// thread stops.
+[[noreturn]] __attribute__((noinline, cold, format(printf, 2, 3))) inline void fail_with(
+    int failure, const char* format, ...) {
+  char message[1024];
+  va_list args;
+  va_start(args, format);
+  vsnprintf(message, sizeof message, format, args);
+  va_end(args);
+  fail(failure, message);
+}
+
+// Linear thread t of the block as threadIdx, and as "(x, y, z)".
+inline gpuvec_emulation_dim3 thread_of(uint32_t t) {
+  const gpuvec_emulation_dim3 d = block->block_dim;
+  return {t % d.x, t / d.x % d.y, t / (d.x * d.y)};
+}
+struct ThreadText {
+  char text[48];
+};
+inline ThreadText thread_text(uint32_t t) {
+  ThreadText r;
+  const gpuvec_emulation_dim3 i = thread_of(t);
+  snprintf(r.text, sizeof r.text, "(%u, %u, %u)", i.x, i.y, i.z);
+  return r;
+}
+
 }  // namespace gpuvec_emu
+
+#if GPUVEC_EMULATION_CHECKED
+// --- Checked mode: barrier, race, initialization and warp-mask checks -------------------------
+//
+// A kernel compiled checked (gpuvec's source rewrite defines
+// GPUVEC_EMULATION_CHECKED and turns each fixed-size __shared__ array into
+// gpuvec_shared<T[N]>, each extern __shared__ array into
+// gpuvec_shared_dynamic<T>) records, for every element of shared memory,
+// which thread last wrote it and which read it, in which epoch: the stretch
+// of the block between two __syncthreads(). The emulation runs a block's
+// threads in a fixed order, so a race cannot show in the results; the
+// records find it anyway: a write and another thread's read or write of the
+// same element in the same epoch is a hazard, whatever the order.
+//
+// Epoch and block numbers grow on this OS thread and never repeat, so a
+// record of an earlier epoch or block never matches the present one: nothing
+// is reset between blocks. A block's threads all run on one OS thread, so
+// this state is the block's.
+namespace gpuvec_emu {
+
+GPUVEC_EMU_THREAD_LOCAL uint32_t epoch = 0;         // grows at each block start and barrier
+GPUVEC_EMU_THREAD_LOCAL uint32_t block_serial = 0;  // grows at each block start (initcheck)
+GPUVEC_EMU_THREAD_LOCAL uint16_t warp_syncs[32];    // __syncwarp meetings of each warp
+// synccheck: the first thread at a barrier in this epoch and its site; the
+// epoch in which a thread last returned, and which.
+GPUVEC_EMU_THREAD_LOCAL uint32_t barrier_epoch = 0;
+GPUVEC_EMU_THREAD_LOCAL uint32_t barrier_line = 0;
+GPUVEC_EMU_THREAD_LOCAL uint32_t barrier_thread = 0;
+GPUVEC_EMU_THREAD_LOCAL const char* barrier_file = "";
+GPUVEC_EMU_THREAD_LOCAL uint32_t exit_epoch = 0;
+GPUVEC_EMU_THREAD_LOCAL uint32_t exit_thread = 0;
+
+// The lanes of each warp waiting at a warp intrinsic, the lanes their masks
+// name, and where the last of them called: a lane that returns while named
+// by a waiting lane can never take part.
+GPUVEC_EMU_THREAD_LOCAL uint32_t warp_waiting[32];
+GPUVEC_EMU_THREAD_LOCAL uint32_t warp_named[32];
+GPUVEC_EMU_THREAD_LOCAL uint32_t warp_line[32];
+GPUVEC_EMU_THREAD_LOCAL const char* warp_what[32];
+GPUVEC_EMU_THREAD_LOCAL const char* warp_file[32];
+
+// What checked mode knows of one element of shared memory.
+struct Shadow {
+  uint32_t init;     // block_serial of the block that last wrote it
+  uint32_t w_epoch;  // the last write: its epoch, line, thread, and its warp's __syncwarp count
+  uint32_t w_line;
+  uint32_t r_epoch;  // up to two threads that read it in r_epoch
+  uint32_t r_line[2];
+  uint16_t w_thread;
+  uint16_t w_sync;
+  uint16_t r_thread[2];
+  uint16_t r_sync[2];
+};
+constexpr uint16_t kNoThread = 0xffff;
+constexpr uint16_t kAtomicWrite = 0x8000;  // or'ed into w_thread
+constexpr uint16_t kThreadBits = 0x7fff;
+
+// Where an access was: the array, the element, the line.
+struct Site {
+  const char* name;
+  int64_t index;
+  uint32_t line;
+  const char* file;
+};
+
+// The first uninitialized read of the block, reported when its epoch ends
+// unless a race on the same element explains it first (a read before another
+// thread's write, with no barrier between, is a race, not a missing write).
+struct PendingRead {
+  uint32_t serial;  // == block_serial: waiting to be reported
+  uint32_t thread;
+  Site site;
+};
+GPUVEC_EMU_THREAD_LOCAL PendingRead uninitialized;
+
+__attribute__((noinline, cold)) inline void note_uninitialized(const Site& site, uint32_t me) {
+  if (uninitialized.serial == block_serial) return;  // the first one is told
+  uninitialized = {block_serial, me, site};
+}
+
+// Reports the pending uninitialized read, if any; the caller runs on (the
+// launch stops at the next barrier or at the block's end).
+__attribute__((noinline, cold)) inline void report_uninitialized() {
+  if (uninitialized.serial != block_serial) return;
+  uninitialized.serial = 0;
+  const Site& s = uninitialized.site;
+  char message[1024];
+  snprintf(message, sizeof message,
+           "uninitialized shared memory read in kernel '%s': thread %s read %s[%lld] at %s:%u, "
+           "which no thread of its block had written",
+           kernel_name, thread_text(uninitialized.thread).text, s.name,
+           static_cast<long long>(s.index), s.file, s.line);
+  block->runtime->fail(block, GPUVEC_EMULATION_FAILURE_UNINITIALIZED, message,
+                       thread_of(uninitialized.thread));
+}
+inline void check_uninitialized() {
+  if (__builtin_expect(uninitialized.serial == block_serial, 0)) report_uninitialized();
+}
+
+[[noreturn]] __attribute__((noinline, cold)) inline void race(const char* hazard, const Site& site,
+                                                              uint32_t me, const char* my_access,
+                                                              uint32_t other, uint32_t other_line,
+                                                              const char* other_access) {
+  fail_with(GPUVEC_EMULATION_FAILURE_RACE,
+            "shared memory race (%s hazard) in kernel '%s' on %s[%lld]: thread %s %s it at "
+            "%s:%u, and thread %s %s it at %s:%u, with no __syncthreads() between them",
+            hazard, kernel_name, site.name, static_cast<long long>(site.index),
+            thread_text(me).text, my_access, site.file, site.line, thread_text(other).text,
+            other_access, site.file, other_line);
+}
+
+// Whether thread `other`'s access, made when its warp had met `other_sync`
+// times at __syncwarp, is ordered before the calling thread's: same warp,
+// and a __syncwarp since.
+inline bool warp_ordered(uint32_t other, uint16_t other_sync, uint32_t me) {
+  return other / 32 == me / 32 && other_sync != warp_syncs[me / 32];
+}
+
+inline void on_read(Shadow& s, const Site& site) {
+  const uint32_t me = linear_thread(), e = epoch;
+  if (__builtin_expect(s.init != block_serial, 0)) note_uninitialized(site, me);
+  if (s.w_epoch == e) {
+    const uint32_t writer = s.w_thread & kThreadBits;
+    if (__builtin_expect(writer != me && !warp_ordered(writer, s.w_sync, me), 0))
+      race("read-after-write", site, me, "reads", writer, s.w_line,
+           s.w_thread & kAtomicWrite ? "atomically wrote" : "wrote");
+  }
+  const uint16_t sync = warp_syncs[me / 32];
+  if (s.r_epoch != e) {
+    s.r_epoch = e;
+    s.r_thread[0] = static_cast<uint16_t>(me);
+    s.r_line[0] = site.line;
+    s.r_sync[0] = sync;
+    s.r_thread[1] = kNoThread;
+  } else if (s.r_thread[0] == me) {
+    s.r_line[0] = site.line;
+    s.r_sync[0] = sync;
+  } else if (s.r_thread[1] == kNoThread || s.r_thread[1] == me) {
+    s.r_thread[1] = static_cast<uint16_t>(me);
+    s.r_line[1] = site.line;
+    s.r_sync[1] = sync;
+  }
+}
+
+// A write; an atomic one (atomic = true) reads the element too, and races
+// only with plain accesses.
+inline void on_write(Shadow& s, const Site& site, bool atomic) {
+  const uint32_t me = linear_thread(), e = epoch;
+  if (atomic && __builtin_expect(s.init != block_serial, 0)) note_uninitialized(site, me);
+  if (s.w_epoch == e) {
+    const uint32_t writer = s.w_thread & kThreadBits;
+    const bool both_atomic = atomic && (s.w_thread & kAtomicWrite);
+    if (__builtin_expect(writer != me && !both_atomic && !warp_ordered(writer, s.w_sync, me), 0))
+      race("write-after-write", site, me, atomic ? "atomically writes" : "writes", writer,
+           s.w_line, s.w_thread & kAtomicWrite ? "atomically wrote" : "wrote");
+  }
+  if (s.r_epoch == e) {
+    for (int k = 0; k < 2; ++k) {
+      const uint32_t reader = s.r_thread[k];
+      if (__builtin_expect(
+              reader != kNoThread && reader != me && !warp_ordered(reader, s.r_sync[k], me), 0))
+        race("write-after-read", site, me, atomic ? "atomically writes" : "writes", reader,
+             s.r_line[k], "read");
+    }
+  }
+  s.init = block_serial;
+  // A thread's plain write stays the record over its own later atomic in the
+  // epoch: other threads' atomics then race with it.
+  if (atomic && s.w_epoch == e && !(s.w_thread & kAtomicWrite) && s.w_thread == me) return;
+  s.w_epoch = e;
+  s.w_line = site.line;
+  s.w_thread = static_cast<uint16_t>(me | (atomic ? kAtomicWrite : 0));
+  s.w_sync = warp_syncs[me / 32];
+}
+
+// synccheck, at a thread's arrival at a barrier.
+[[noreturn]] __attribute__((noinline, cold)) inline void divergent_barrier(uint32_t me,
+                                                                           uint32_t line,
+                                                                           const char* file) {
+  if (exit_epoch == epoch) {
+    fail_with(GPUVEC_EMULATION_FAILURE_BARRIER,
+              "barrier divergence in kernel '%s': thread %s waits at __syncthreads() at %s:%u, "
+              "but thread %s has returned from the kernel without reaching it; every thread "
+              "of a block must reach the same __syncthreads()",
+              kernel_name, thread_text(me).text, file, line, thread_text(exit_thread).text);
+  }
+  fail_with(GPUVEC_EMULATION_FAILURE_BARRIER,
+            "barrier divergence in kernel '%s': thread %s is at __syncthreads() at %s:%u, "
+            "while thread %s waits at __syncthreads() at %s:%u; every thread of a block must "
+            "reach the same __syncthreads()",
+            kernel_name, thread_text(me).text, file, line, thread_text(barrier_thread).text,
+            barrier_file, barrier_line);
+}
+
+inline void arrive_at_barrier(uint32_t line, const char* file) {
+  const uint32_t me = linear_thread(), e = epoch;
+  if (__builtin_expect(exit_epoch == e, 0)) divergent_barrier(me, line, file);
+  if (barrier_epoch != e) {
+    barrier_epoch = e;
+    barrier_line = line;
+    barrier_thread = me;
+    barrier_file = file;
+  } else if (__builtin_expect(
+                 barrier_line != line || (barrier_file != file && strcmp(barrier_file, file)),
+                 0)) {
+    divergent_barrier(me, line, file);
+  }
+}
+
+// synccheck, when a thread returns from the kernel.
+inline void thread_returned() {
+  const uint32_t me = linear_thread(), e = epoch;
+  if (__builtin_expect(barrier_epoch == e, 0)) {
+    fail_with(GPUVEC_EMULATION_FAILURE_BARRIER,
+              "barrier divergence in kernel '%s': thread %s returned from the kernel while "
+              "thread %s waits at __syncthreads() at %s:%u; every thread of a block must "
+              "reach the same __syncthreads()",
+              kernel_name, thread_text(me).text, thread_text(barrier_thread).text, barrier_file,
+              barrier_line);
+  }
+  exit_epoch = e;
+  exit_thread = me;
+  const uint32_t w = me / 32;
+  if (__builtin_expect((warp_waiting[w] != 0) & (warp_named[w] >> (me % 32)), 0)) {
+    fail_with(GPUVEC_EMULATION_FAILURE_WARP_MASK,
+              "invalid warp mask in kernel '%s': thread %s (lane %u of warp %u) returned from "
+              "the kernel while lanes 0x%08x of its warp wait for it at %s at %s:%u",
+              kernel_name, thread_text(me).text, me % 32, w, warp_waiting[w], warp_what[w],
+              warp_file[w], warp_line[w]);
+  }
+}
+
+// The mask of a warp intrinsic names the caller and no lane that has returned.
+[[noreturn]] __attribute__((noinline, cold)) inline void bad_mask(const char* what, uint32_t mask,
+                                                                  uint32_t lanes, bool self,
+                                                                  uint32_t line,
+                                                                  const char* file) {
+  const uint32_t me = linear_thread();
+  if (self) {
+    fail_with(GPUVEC_EMULATION_FAILURE_WARP_MASK,
+              "invalid warp mask in kernel '%s': thread %s (lane %u of warp %u) called %s at "
+              "%s:%u with mask 0x%08x, which does not include its own lane",
+              kernel_name, thread_text(me).text, me % 32, me / 32, what, file, line, mask);
+  }
+  fail_with(GPUVEC_EMULATION_FAILURE_WARP_MASK,
+            "invalid warp mask in kernel '%s': thread %s (lane %u of warp %u) called %s at "
+            "%s:%u with mask 0x%08x, which names lanes that have returned from the kernel "
+            "(0x%08x): they can never take part",
+            kernel_name, thread_text(me).text, me % 32, me / 32, what, file, line, mask, lanes);
+}
+
+inline void check_mask(const char* what, uint32_t mask, uint32_t line, const char* file) {
+  const uint32_t me = linear_thread(), lane = me % 32, w = me / 32;
+  if (__builtin_expect(!(mask >> lane & 1), 0)) bad_mask(what, mask, 0, true, line, file);
+  const gpuvec_emulation_dim3 d = block->block_dim;
+  const uint32_t in_warp = d.x * d.y * d.z - w * 32;
+  const uint32_t exist = in_warp >= 32 ? 0xffffffffu : (1u << in_warp) - 1;
+  const uint32_t gone = mask & exist & ~block->runtime->active_mask(block);
+  if (__builtin_expect(gone != 0, 0)) bad_mask(what, mask, gone, false, line, file);
+}
+
+}  // namespace gpuvec_emu
+#endif  // GPUVEC_EMULATION_CHECKED
 
 // Dynamic shared memory (extern __shared__ T name[], rewritten by gpuvec into
 // a call of this): the block's config.shared_mem bytes, 16-byte aligned,
@@ -430,65 +750,103 @@ namespace gpuvec_emu {
 // registers across it: the "memory" clobber forbids that.
 inline void memory_barrier() { __asm__ __volatile__("" ::: "memory"); }
 
-inline unsigned int block_barrier(int predicate) {
+// Where a barrier or warp intrinsic is called: its default arguments take
+// the caller's line and file, for checked mode's messages.
+#define GPUVEC_EMU_SITE uint32_t line = __builtin_LINE(), const char *file = __builtin_FILE()
+
+inline unsigned int block_barrier(int predicate, uint32_t line, const char* file) {
   require_cooperative("__syncthreads");
+#if GPUVEC_EMULATION_CHECKED
+  arrive_at_barrier(line, file);
+  const uint32_t e = epoch;  // every thread arrives in the same epoch...
+#else
+  (void)line;
+  (void)file;
+#endif
   const uint3 me = threadIdx;
   memory_barrier();
   const unsigned int count = block->runtime->sync_threads(block, predicate);
   memory_barrier();
   threadIdx = me;
+#if GPUVEC_EMULATION_CHECKED
+  epoch = e + 1;          // ...and leaves into the next one
+  check_uninitialized();  // its epoch ended: no race can explain it any more
+#endif
   return count;
 }
 
 inline unsigned int lane() { return linear_thread() % warpSize; }
 
-inline uint64_t warp_exchange(int op, unsigned int mask, uint64_t value, unsigned int src) {
+inline uint64_t warp_exchange(int op, unsigned int mask, uint64_t value, unsigned int src,
+                              const char* what, uint32_t line, const char* file) {
   require_cooperative("a warp intrinsic (__syncwarp, __shfl*_sync, __ballot_sync, ...)");
+#if GPUVEC_EMULATION_CHECKED
+  check_mask(what, mask, line, file);
+  const uint32_t w = linear_thread() / 32, bit = 1u << linear_thread() % 32;
+  const uint16_t syncs = warp_syncs[w];
+  warp_waiting[w] |= bit;
+  warp_named[w] |= mask;
+  warp_line[w] = line;
+  warp_what[w] = what;
+  warp_file[w] = file;
+#else
+  (void)what;
+  (void)line;
+  (void)file;
+#endif
   const uint3 me = threadIdx;
   memory_barrier();
   const uint64_t result = block->runtime->warp_exchange(block, op, mask, value, src);
   memory_barrier();
   threadIdx = me;
+#if GPUVEC_EMULATION_CHECKED
+  // __syncwarp orders the shared memory accesses of the lanes that meet.
+  if (op == GPUVEC_EMULATION_WARP_SYNC) warp_syncs[w] = static_cast<uint16_t>(syncs + 1);
+  // The meeting released: every lane the mask names has met (or returned).
+  warp_waiting[w] &= ~(mask | bit);
+  if (warp_waiting[w] == 0) warp_named[w] = 0;
+#endif
   return result;
 }
 
 // Lane `src` of the meeting's value of var (the caller's own if src is not in it).
 template <class T>
-inline T shuffle(unsigned int mask, T var, unsigned int src) {
+inline T shuffle(unsigned int mask, T var, unsigned int src, const char* what, uint32_t line,
+                 const char* file) {
   static_assert(std::is_trivially_copyable<T>::value && sizeof(T) <= 8,
                 "__shfl*_sync takes a value of at most 8 bytes");
   uint64_t word = 0;
   memcpy(&word, &var, sizeof(T));
-  word = warp_exchange(GPUVEC_EMULATION_WARP_READ, mask, word, src);
+  word = warp_exchange(GPUVEC_EMULATION_WARP_READ, mask, word, src, what, line, file);
   memcpy(&var, &word, sizeof(T));
   return var;
 }
 
 }  // namespace gpuvec_emu
 
-inline void __syncthreads() { gpuvec_emu::block_barrier(0); }
-inline int __syncthreads_count(int predicate) {
-  return static_cast<int>(gpuvec_emu::block_barrier(predicate != 0));
+inline void __syncthreads(GPUVEC_EMU_SITE) { gpuvec_emu::block_barrier(0, line, file); }
+inline int __syncthreads_count(int predicate, GPUVEC_EMU_SITE) {
+  return static_cast<int>(gpuvec_emu::block_barrier(predicate != 0, line, file));
 }
-inline int __syncthreads_and(int predicate) {
-  return gpuvec_emu::block_barrier(predicate == 0) == 0;
+inline int __syncthreads_and(int predicate, GPUVEC_EMU_SITE) {
+  return gpuvec_emu::block_barrier(predicate == 0, line, file) == 0;
 }
-inline int __syncthreads_or(int predicate) {
-  return gpuvec_emu::block_barrier(predicate != 0) != 0;
+inline int __syncthreads_or(int predicate, GPUVEC_EMU_SITE) {
+  return gpuvec_emu::block_barrier(predicate != 0, line, file) != 0;
 }
 
-inline void __syncwarp(unsigned int mask = 0xffffffffu) {
-  gpuvec_emu::warp_exchange(GPUVEC_EMULATION_WARP_SYNC, mask, 0, 0);
+inline void __syncwarp(unsigned int mask = 0xffffffffu, GPUVEC_EMU_SITE) {
+  gpuvec_emu::warp_exchange(GPUVEC_EMULATION_WARP_SYNC, mask, 0, 0, "__syncwarp", line, file);
 }
-inline unsigned int __ballot_sync(unsigned int mask, int predicate) {
-  return static_cast<unsigned int>(
-      gpuvec_emu::warp_exchange(GPUVEC_EMULATION_WARP_BALLOT, mask, predicate != 0, 0));
+inline unsigned int __ballot_sync(unsigned int mask, int predicate, GPUVEC_EMU_SITE) {
+  return static_cast<unsigned int>(gpuvec_emu::warp_exchange(
+      GPUVEC_EMULATION_WARP_BALLOT, mask, predicate != 0, 0, "__ballot_sync", line, file));
 }
-inline int __any_sync(unsigned int mask, int predicate) {
-  return __ballot_sync(mask, predicate) != 0;
+inline int __any_sync(unsigned int mask, int predicate, GPUVEC_EMU_SITE) {
+  return __ballot_sync(mask, predicate, line, file) != 0;
 }
-inline int __all_sync(unsigned int mask, int predicate) {
-  return __ballot_sync(mask, !predicate) == 0;
+inline int __all_sync(unsigned int mask, int predicate, GPUVEC_EMU_SITE) {
+  return __ballot_sync(mask, !predicate, line, file) == 0;
 }
 inline unsigned int __activemask() {
   gpuvec_emu::require_cooperative("__activemask");
@@ -497,27 +855,35 @@ inline unsigned int __activemask() {
 
 // The shuffles, with CUDA's segments of `width` lanes (a power of two).
 template <class T>
-inline T __shfl_sync(unsigned int mask, T var, int src_lane, int width = warpSize) {
+inline T __shfl_sync(unsigned int mask, T var, int src_lane, int width = warpSize,
+                     GPUVEC_EMU_SITE) {
   const unsigned int lane = gpuvec_emu::lane(), w = static_cast<unsigned int>(width);
   return gpuvec_emu::shuffle(mask, var,
-                             (lane & ~(w - 1)) + (static_cast<unsigned int>(src_lane) & (w - 1)));
+                             (lane & ~(w - 1)) + (static_cast<unsigned int>(src_lane) & (w - 1)),
+                             "__shfl_sync", line, file);
 }
 template <class T>
-inline T __shfl_up_sync(unsigned int mask, T var, unsigned int delta, int width = warpSize) {
+inline T __shfl_up_sync(unsigned int mask, T var, unsigned int delta, int width = warpSize,
+                        GPUVEC_EMU_SITE) {
   const unsigned int lane = gpuvec_emu::lane(), w = static_cast<unsigned int>(width);
-  return gpuvec_emu::shuffle(mask, var, (lane & (w - 1)) >= delta ? lane - delta : lane);
+  return gpuvec_emu::shuffle(mask, var, (lane & (w - 1)) >= delta ? lane - delta : lane,
+                             "__shfl_up_sync", line, file);
 }
 template <class T>
-inline T __shfl_down_sync(unsigned int mask, T var, unsigned int delta, int width = warpSize) {
+inline T __shfl_down_sync(unsigned int mask, T var, unsigned int delta, int width = warpSize,
+                          GPUVEC_EMU_SITE) {
   const unsigned int lane = gpuvec_emu::lane(), w = static_cast<unsigned int>(width);
-  return gpuvec_emu::shuffle(mask, var, (lane & (w - 1)) + delta < w ? lane + delta : lane);
+  return gpuvec_emu::shuffle(mask, var, (lane & (w - 1)) + delta < w ? lane + delta : lane,
+                             "__shfl_down_sync", line, file);
 }
 template <class T>
-inline T __shfl_xor_sync(unsigned int mask, T var, int lane_mask, int width = warpSize) {
+inline T __shfl_xor_sync(unsigned int mask, T var, int lane_mask, int width = warpSize,
+                         GPUVEC_EMU_SITE) {
   const unsigned int lane = gpuvec_emu::lane(), w = static_cast<unsigned int>(width);
   const unsigned int src = lane ^ static_cast<unsigned int>(lane_mask);
   // Lanes of earlier segments may be read, later ones not.
-  return gpuvec_emu::shuffle(mask, var, src < (lane & ~(w - 1)) + w ? src : lane);
+  return gpuvec_emu::shuffle(mask, var, src < (lane & ~(w - 1)) + w ? src : lane,
+                             "__shfl_xor_sync", line, file);
 }
 
 // --- Failures --------------------------------------------------------------------------------
@@ -545,17 +911,21 @@ namespace gpuvec_emu {
 GPUVEC_EMU_THREAD_LOCAL unsigned char dummy[256] __attribute__((aligned(64)));
 
 template <class T>
-__attribute__((noinline, cold)) std::add_lvalue_reference_t<T> index_fault(const char* name,
-                                                                           int64_t index,
-                                                                           int64_t length) {
+__attribute__((noinline, cold)) std::add_lvalue_reference_t<T> index_fault(
+    const char* name, int64_t index, int64_t length, uint32_t line, const char* file) {
   static_assert(sizeof(T) <= sizeof dummy, "checked pointers take elements of at most 256 bytes");
-  block->runtime->index_fault(block, name, index, length, self());
+  if (line == 0) {  // no line known: *p, p->
+    block->runtime->index_fault(block, name, index, length, self());
+  } else {
+    fail_with(GPUVEC_EMULATION_FAILURE_OUT_OF_BOUNDS,
+              "index %lld is out of bounds for parameter '%s' of length %lld, at %s:%u in "
+              "kernel '%s'",
+              static_cast<long long>(index), name ? name : "?", static_cast<long long>(length),
+              file, line, kernel_name);
+  }
   memset(dummy, 0, sizeof dummy);
   return *reinterpret_cast<T*>(dummy);
 }
-
-template <class I>
-using if_index = std::enable_if_t<std::is_integral<I>::value || std::is_enum<I>::value, int>;
 
 }  // namespace gpuvec_emu
 
@@ -573,19 +943,37 @@ class gpuvec_checked {
   explicit gpuvec_checked(const gpuvec_emulation_pointer& arg)
       : base_(static_cast<T*>(arg.data)), offset_(0), length_(length_of(arg)), name_(arg.name) {}
 
-  template <class I, gpuvec_emu::if_index<I> = 0>
-  reference operator[](I i) const {
-    return at(static_cast<int64_t>(i));
-  }
+  reference operator[](gpuvec_emu::Index i) const { return at(i.value, i.line, i.file); }
   reference operator*() const { return at(0); }
   T* operator->() const { return &at(0); }
 
-  // To T* implicitly, for a device function that takes a T*; to another
-  // pointer type only explicitly, as a cast.
-  operator T*() const { return base_ + offset_; }
-  template <class U>
+  // To T* (or a more qualified pointer) implicitly, for a device function
+  // that takes a T*; to another pointer type only explicitly, as a cast.
+  // Templates, so that p[i] finds no built-in subscript through a
+  // conversion to T*, which would make operator[] ambiguous.
+  template <class U, gpuvec_emu::if_pointee<U, T> = 0>
+  operator U*() const {
+    return base_ + offset_;
+  }
+  template <class U, gpuvec_emu::if_not_pointee<U, T> = 0>
   explicit operator U*() const {
     return (U*)(base_ + offset_);
+  }
+  explicit operator bool() const { return base_ + offset_ != nullptr; }
+  friend bool operator==(const gpuvec_checked& p, std::nullptr_t) { return !p; }
+  friend bool operator!=(const gpuvec_checked& p, std::nullptr_t) { return !!p; }
+  friend bool operator==(const gpuvec_checked& p, const gpuvec_checked& q) {
+    return p.base_ + p.offset_ == q.base_ + q.offset_;
+  }
+  friend bool operator!=(const gpuvec_checked& p, const gpuvec_checked& q) { return !(p == q); }
+  friend bool operator<(const gpuvec_checked& p, const gpuvec_checked& q) {
+    return p.base_ + p.offset_ < q.base_ + q.offset_;
+  }
+  friend bool operator>(const gpuvec_checked& p, const gpuvec_checked& q) { return q < p; }
+  friend bool operator<=(const gpuvec_checked& p, const gpuvec_checked& q) { return !(q < p); }
+  friend bool operator>=(const gpuvec_checked& p, const gpuvec_checked& q) { return !(p < q); }
+  friend ptrdiff_t operator-(const gpuvec_checked& p, const gpuvec_checked& q) {
+    return (p.base_ + p.offset_) - (q.base_ + q.offset_);
   }
 
   template <class I, gpuvec_emu::if_index<I> = 0>
@@ -622,7 +1010,6 @@ class gpuvec_checked {
     --offset_;
     return old;
   }
-  // p - q, p == q, p < q, p == nullptr: the built-in operators, through T*.
 
  private:
   static int64_t length_of(const gpuvec_emulation_pointer& arg) {
@@ -634,12 +1021,12 @@ class gpuvec_checked {
     }
   }
 
-  reference at(int64_t i) const {
+  reference at(int64_t i, uint32_t line = 0, const char* file = "") const {
     const int64_t k =
         static_cast<int64_t>(static_cast<uint64_t>(offset_) + static_cast<uint64_t>(i));
     if (__builtin_expect(static_cast<uint64_t>(k) < static_cast<uint64_t>(length_), 1))
       return base_[k];
-    return gpuvec_emu::index_fault<T>(name_, k, length_);
+    return gpuvec_emu::index_fault<T>(name_, k, length_, line, file);
   }
 
   T* base_;
@@ -671,6 +1058,316 @@ GPUVEC_EMU_CHECKED(atomicCAS)
 GPUVEC_EMU_CHECKED(atomicInc)
 GPUVEC_EMU_CHECKED(atomicDec)
 #undef GPUVEC_EMU_CHECKED
+
+#if GPUVEC_EMULATION_CHECKED
+// --- Checked shared memory -------------------------------------------------------------------
+//
+// In checked mode gpuvec rewrites `__shared__ float s[256];` into
+// `__shared__ gpuvec_shared<float[256]> s{"s"};` and `extern __shared__
+// float s[];` into `gpuvec_shared_dynamic<float> s{"s"};`. Indexing,
+// s[i] or tile[y][x], reads as before, but gives a SharedRef: a reference
+// that checks the index against the array's bounds and tells the shadow
+// records (above) of each read and write, with the line of the index. Taking
+// the address of an element (&s[i]) or converting the array to a pointer
+// gives a raw pointer, whose accesses are not checked; an atomic on &s[i] is
+// checked, as an atomic access. Arrays of structs are bounds-checked only.
+
+namespace gpuvec_emu {
+
+[[noreturn]] __attribute__((noinline, cold)) inline void shared_index_fault(
+    const char* name, int64_t index, int64_t length, const Index& at, bool dynamic) {
+  const long long i = static_cast<long long>(index), n = static_cast<long long>(length);
+  const unsigned long long bytes = block->dynamic_shared_size;
+  if (dynamic && bytes == 0) {
+    fail_with(GPUVEC_EMULATION_FAILURE_OUT_OF_BOUNDS,
+              "index %lld is out of bounds for extern __shared__ array '%s', which the launch "
+              "gave no memory (shared_mem=0), at %s:%u in kernel '%s'; pass "
+              "shared_mem=<bytes per block> to the launch",
+              i, name, at.file, at.line, kernel_name);
+  }
+  if (dynamic) {
+    fail_with(GPUVEC_EMULATION_FAILURE_OUT_OF_BOUNDS,
+              "index %lld is out of bounds for extern __shared__ array '%s' of length %lld "
+              "(shared_mem=%llu), at %s:%u in kernel '%s'",
+              i, name, n, bytes, at.file, at.line, kernel_name);
+  }
+  fail_with(GPUVEC_EMULATION_FAILURE_OUT_OF_BOUNDS,
+            "index %lld is out of bounds for __shared__ array '%s' (a dimension of length "
+            "%lld), at %s:%u in kernel '%s'",
+            i, name, n, at.file, at.line, kernel_name);
+}
+
+template <class E>
+class SharedRef;
+
+// &s[i]: a pointer to the element, which an atomic takes as a checked access.
+template <class E>
+struct SharedAddress {
+  E* pointer;
+  Shadow* shadow;
+  Site site;
+  operator E*() const { return pointer; }
+  template <class U>
+  explicit operator U*() const {
+    return (U*)pointer;
+  }
+  E& operator*() const { return *pointer; }
+};
+
+// One element of a checked shared array.
+template <class E>
+class SharedRef {
+ public:
+  SharedRef(E* pointer, Shadow* shadow, Site site)
+      : pointer_(pointer), shadow_(shadow), site_(site) {}
+  SharedRef(const SharedRef&) = default;
+
+  operator E() const {
+    on_read(*shadow_, site_);
+    return *pointer_;
+  }
+  SharedRef& operator=(const E& value) {
+    on_write(*shadow_, site_, false);
+    *pointer_ = value;
+    return *this;
+  }
+  SharedRef& operator=(const SharedRef& other) { return *this = static_cast<E>(other); }
+
+#define GPUVEC_EMU_COMPOUND(op)            \
+  template <class U>                       \
+  SharedRef& operator op(const U& value) { \
+    E x = static_cast<E>(*this);           \
+    x op value;                            \
+    return *this = x;                      \
+  }
+  GPUVEC_EMU_COMPOUND(+=)
+  GPUVEC_EMU_COMPOUND(-=)
+  GPUVEC_EMU_COMPOUND(*=)
+  GPUVEC_EMU_COMPOUND(/=)
+  GPUVEC_EMU_COMPOUND(%=)
+  GPUVEC_EMU_COMPOUND(&=)
+  GPUVEC_EMU_COMPOUND(|=)
+  GPUVEC_EMU_COMPOUND(^=)
+  GPUVEC_EMU_COMPOUND(<<=)
+  GPUVEC_EMU_COMPOUND(>>=)
+#undef GPUVEC_EMU_COMPOUND
+  SharedRef& operator++() { return *this += 1; }
+  SharedRef& operator--() { return *this -= 1; }
+  E operator++(int) {
+    const E old = static_cast<E>(*this);
+    *this = static_cast<E>(old + 1);
+    return old;
+  }
+  E operator--(int) {
+    const E old = static_cast<E>(*this);
+    *this = static_cast<E>(old - 1);
+    return old;
+  }
+  SharedAddress<E> operator&() const { return {pointer_, shadow_, site_}; }
+
+ private:
+  E* pointer_;
+  Shadow* shadow_;
+  Site site_;
+};
+
+// A pointer's worth of a value for printf and the like: a SharedRef's element.
+template <class T>
+inline const T& plain(const T& value) {
+  return value;
+}
+template <class E>
+inline E plain(const SharedRef<E>& value) {
+  return static_cast<E>(value);
+}
+
+// Indexing into the rows of a shared array of type A (T[N], T[N][M], ...),
+// flattened: E elements at data with their records at shadow; the element at
+// data has number `first` of the whole array.
+template <class A>
+struct SharedRows {
+  using E = std::remove_cv_t<std::remove_all_extents_t<A>>;
+  using Sub = std::remove_extent_t<A>;
+  static constexpr int64_t kExtent = std::extent<A>::value;
+  static constexpr int64_t kPer = sizeof(Sub) / sizeof(E);
+
+  E* data;
+  Shadow* shadow;
+  const char* name;
+  int64_t first;   // the number of the element at data, in the whole array
+  int64_t length;  // kExtent, or the dynamic array's length
+  bool dynamic;
+  int64_t stride;  // shadow records per element
+
+  decltype(auto) operator[](Index i) const {
+    if (__builtin_expect(static_cast<uint64_t>(i.value) >= static_cast<uint64_t>(length), 0))
+      shared_index_fault(name, i.value, length, i, dynamic);
+    if constexpr (std::is_array<Sub>::value) {
+      return SharedRows<Sub>{data + i.value * kPer,
+                             shadow + i.value * kPer,
+                             name,
+                             first + i.value * kPer,
+                             std::extent<Sub>::value,
+                             false,
+                             1};
+    } else if constexpr (std::is_arithmetic<E>::value) {
+      return SharedRef<E>(data + i.value, shadow + i.value * stride,
+                          Site{name, first + i.value, i.line, i.file});
+    } else {
+      return (data[i.value]);  // a struct: bounds only
+    }
+  }
+};
+
+// The dynamic shared memory's records, this OS thread's, grown to the
+// launch's shared_mem: one per element of 4 bytes or less, one per 4 bytes
+// of larger ones (so a record is at the same place for the same element of
+// two extern arrays of the same type).
+GPUVEC_EMU_THREAD_LOCAL Shadow* dynamic_shadow = nullptr;
+GPUVEC_EMU_THREAD_LOCAL uint64_t dynamic_shadow_size = 0;
+
+__attribute__((noinline, cold)) inline Shadow* grow_dynamic_shadow(uint64_t size) {
+  auto* grown = static_cast<Shadow*>(calloc(size, sizeof(Shadow)));
+  if (grown == nullptr) fail(GPUVEC_EMULATION_FAILURE_EXCEPTION, "std::bad_alloc");
+  free(dynamic_shadow);
+  dynamic_shadow = grown;
+  dynamic_shadow_size = size;
+  return grown;
+}
+
+}  // namespace gpuvec_emu
+
+// A fixed-size __shared__ array in checked mode (see above). Constant
+// initialized, so a thread_local one costs no guard at each access.
+template <class A>
+class gpuvec_shared {
+  using Rows = gpuvec_emu::SharedRows<A>;
+  using E = typename Rows::E;
+  static constexpr int64_t kTotal = sizeof(A) / sizeof(E);
+
+ public:
+  constexpr explicit gpuvec_shared(const char* name) : data_{}, shadow_{}, name_(name) {}
+  gpuvec_shared(const gpuvec_shared&) = delete;
+
+  decltype(auto) operator[](gpuvec_emu::Index i) {
+    return Rows{data_, shadow_, name_, 0, Rows::kExtent, false, 1}[i];
+  }
+  // As the array decays: a pointer to its first element (row); templates, so
+  // that s[i] finds no built-in subscript (see gpuvec_checked).
+  template <class U, gpuvec_emu::if_pointee<U, typename Rows::Sub> = 0>
+  operator U*() {
+    return reinterpret_cast<typename Rows::Sub*>(data_);
+  }
+  template <class U, gpuvec_emu::if_not_pointee<U, typename Rows::Sub> = 0>
+  explicit operator U*() {
+    return (U*)data_;
+  }
+  template <class I, gpuvec_emu::if_index<I> = 0>
+  friend typename Rows::Sub* operator+(gpuvec_shared& s, I i) {
+    return reinterpret_cast<typename Rows::Sub*>(s.data_) + i;
+  }
+  template <class I, gpuvec_emu::if_index<I> = 0>
+  friend typename Rows::Sub* operator+(I i, gpuvec_shared& s) {
+    return s + i;
+  }
+
+ private:
+  alignas(16) E data_[kTotal];  // as aligned as a float4 or double2 cast of it needs
+  gpuvec_emu::Shadow shadow_[kTotal];
+  const char* name_;
+};
+
+// An extern __shared__ array in checked mode: the launch's dynamic shared
+// memory, bounds-checked against shared_mem.
+template <class T>
+class gpuvec_shared_dynamic {
+  using Rows = gpuvec_emu::SharedRows<T[1]>;
+  using E = typename Rows::E;
+  static constexpr int64_t kStride = sizeof(E) > 4 ? sizeof(E) / 4 : 1;
+
+ public:
+  explicit gpuvec_shared_dynamic(const char* name)
+      : data_(static_cast<E*>(gpuvec_dynamic_shared())),
+        length_(static_cast<int64_t>(gpuvec_emu::block->dynamic_shared_size / sizeof(E))),
+        name_(name) {
+    const uint64_t records = static_cast<uint64_t>(length_ * kStride) + 1;
+    shadow_ = gpuvec_emu::dynamic_shadow_size >= records
+                  ? gpuvec_emu::dynamic_shadow
+                  : gpuvec_emu::grow_dynamic_shadow(records + records / 2);
+  }
+
+  decltype(auto) operator[](gpuvec_emu::Index i) const {
+    return Rows{data_, shadow_, name_, 0, length_, true, kStride}[i];
+  }
+  template <class U, gpuvec_emu::if_pointee<U, T> = 0>
+  operator U*() const {
+    return data_;
+  }
+  template <class U, gpuvec_emu::if_not_pointee<U, T> = 0>
+  explicit operator U*() const {
+    return (U*)data_;
+  }
+  template <class I, gpuvec_emu::if_index<I> = 0>
+  friend T* operator+(const gpuvec_shared_dynamic& s, I i) {
+    return s.data_ + i;
+  }
+  template <class I, gpuvec_emu::if_index<I> = 0>
+  friend T* operator+(I i, const gpuvec_shared_dynamic& s) {
+    return s.data_ + i;
+  }
+
+ private:
+  E* data_;
+  gpuvec_emu::Shadow* shadow_;
+  int64_t length_;
+  const char* name_;
+};
+
+// The atomics on an element of a checked shared array: checked as atomic
+// accesses (they do not race with each other).
+#define GPUVEC_EMU_SHARED_ATOMIC(name)                                                        \
+  template <class E, class... V>                                                              \
+  inline auto name(gpuvec_emu::SharedAddress<E> a, V... v)->decltype(name(a.pointer, v...)) { \
+    gpuvec_emu::on_write(*a.shadow, a.site, true);                                            \
+    return name(a.pointer, v...);                                                             \
+  }
+GPUVEC_EMU_SHARED_ATOMIC(atomicAdd)
+GPUVEC_EMU_SHARED_ATOMIC(atomicSub)
+GPUVEC_EMU_SHARED_ATOMIC(atomicAnd)
+GPUVEC_EMU_SHARED_ATOMIC(atomicOr)
+GPUVEC_EMU_SHARED_ATOMIC(atomicXor)
+GPUVEC_EMU_SHARED_ATOMIC(atomicExch)
+GPUVEC_EMU_SHARED_ATOMIC(atomicMin)
+GPUVEC_EMU_SHARED_ATOMIC(atomicMax)
+GPUVEC_EMU_SHARED_ATOMIC(atomicCAS)
+GPUVEC_EMU_SHARED_ATOMIC(atomicInc)
+GPUVEC_EMU_SHARED_ATOMIC(atomicDec)
+#undef GPUVEC_EMU_SHARED_ATOMIC
+
+// The shuffles take a shared element's value (a template would deduce the
+// reference type).
+#define GPUVEC_EMU_SHARED_SHUFFLE(name, Arg)                                     \
+  template <class E>                                                             \
+  inline E name(unsigned int mask, const gpuvec_emu::SharedRef<E>& var, Arg arg, \
+                int width = warpSize, GPUVEC_EMU_SITE) {                         \
+    return name(mask, static_cast<E>(var), arg, width, line, file);              \
+  }
+GPUVEC_EMU_SHARED_SHUFFLE(__shfl_sync, int)
+GPUVEC_EMU_SHARED_SHUFFLE(__shfl_up_sync, unsigned int)
+GPUVEC_EMU_SHARED_SHUFFLE(__shfl_down_sync, unsigned int)
+GPUVEC_EMU_SHARED_SHUFFLE(__shfl_xor_sync, int)
+#undef GPUVEC_EMU_SHARED_SHUFFLE
+
+// printf takes a shared element as its value (a class cannot pass through
+// `...`).
+namespace gpuvec_emu {
+template <class... A>
+inline int checked_printf(const char* format, const A&... args) {
+  return (printf)(format, plain(args)...);
+}
+}  // namespace gpuvec_emu
+#define printf(...) gpuvec_emu::checked_printf(__VA_ARGS__)
+#endif  // GPUVEC_EMULATION_CHECKED
 
 // --- Entries ---------------------------------------------------------------------------------
 
@@ -829,13 +1526,21 @@ struct Kernel {
 
 template <auto F, class... P>
 struct Kernel<F, void (*)(P...)> {
-  static void run_block(gpuvec_emulation_block* b, void* const* params) {
+  static void run_block(gpuvec_emulation_block* b, void* const* params, const char* name) {
     begin_block(b);
+    kernel_name = name;
+#if GPUVEC_EMULATION_CHECKED
+    ++block_serial;
+    ++epoch;
+#endif
     if (b->cooperative) {
       b->runtime->run_threads(b, &fiber, const_cast<void**>(params));
     } else {
       plain(b, params, std::index_sequence_for<P...>{});
     }
+#if GPUVEC_EMULATION_CHECKED
+    check_uninitialized();
+#endif
   }
 
  private:
@@ -848,6 +1553,9 @@ struct Kernel<F, void (*)(P...)> {
       threadIdx = uint3{t % d.x, t / d.x % d.y, t / (d.x * d.y)};
     }
     call(static_cast<void* const*>(params), std::index_sequence_for<P...>{});
+#if GPUVEC_EMULATION_CHECKED
+    thread_returned();
+#endif
   }
   template <size_t... K>
   static void call(void* const* params, std::index_sequence<K...>) {
@@ -899,7 +1607,7 @@ extern "C" __attribute__((visibility("default"), weak)) const unsigned int gpuve
 #define GPUVEC_EMULATION_KERNEL(name, ...)                                                   \
   extern "C" __attribute__((visibility("default"))) void name(gpuvec_emulation_block* block, \
                                                               void* const* params) {         \
-    ::gpuvec_emu::Kernel<__VA_ARGS__>::run_block(block, params);                             \
+    ::gpuvec_emu::Kernel<__VA_ARGS__>::run_block(block, params, #__VA_ARGS__);               \
   }
 
 #endif  // GPUVEC_CUDA_EMULATION_H

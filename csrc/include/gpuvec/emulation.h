@@ -51,6 +51,12 @@ typedef struct gpuvec_emulation_pointer {
 #define GPUVEC_EMULATION_FAILURE_TRAP 2            /* __trap() */
 #define GPUVEC_EMULATION_FAILURE_EXCEPTION 3       /* a C++ exception left the kernel: what() */
 #define GPUVEC_EMULATION_FAILURE_NOT_COOPERATIVE 4 /* a barrier in a block run as a plain loop */
+/* Found by checked mode (gpuvec/cuda_emulation.h); the message says where. */
+#define GPUVEC_EMULATION_FAILURE_OUT_OF_BOUNDS 5 /* an index outside an array */
+#define GPUVEC_EMULATION_FAILURE_RACE 6          /* a shared memory race */
+#define GPUVEC_EMULATION_FAILURE_BARRIER 7       /* barrier divergence */
+#define GPUVEC_EMULATION_FAILURE_UNINITIALIZED 8 /* a read of shared memory never written */
+#define GPUVEC_EMULATION_FAILURE_WARP_MASK 9     /* a warp intrinsic's mask */
 
 struct gpuvec_emulation_block;
 

@@ -68,7 +68,13 @@ typedef struct gpuvec_array {
   void* data; /* element (0, ..., 0); NULL for a scalar or an empty array */
   gpuvec_dtype dtype;
   gpuvec_memory memory;
-  double scalar; /* the value of a GPUVEC_MEMORY_SCALAR input */
+  /* The value of a GPUVEC_MEMORY_SCALAR input: `integer` for an integer
+   * dtype (a uint64 above 2^63 - 1 as its two's complement bits), so that
+   * every 64-bit value is exact; `scalar` for a float or bool dtype. */
+  union {
+    double scalar;
+    int64_t integer;
+  };
   int ndim;
   int64_t shape[GPUVEC_MAX_NDIM];
   int64_t strides[GPUVEC_MAX_NDIM];
@@ -83,8 +89,8 @@ typedef struct gpuvec_launch {
 
 /* The ops, from the table: GPUVEC_ADD = 1, GPUVEC_SQRT, ..., GPUVEC_REDUCE_SUM = 1, ...
  * Each code is the row's code column: codes are stable, never reused. */
-#define GPUVEC_ENUM_ROW(code, NAME, name, numpy, arity, params, result, Functor, rounding, \
-                        host_ulps, cuda_ulps, summary)                                     \
+#define GPUVEC_ENUM_ROW(code, NAME, name, numpy, arity, params, result, kinds, Functor, rounding, \
+                        host_ulps, cuda_ulps, summary)                                            \
   GPUVEC_##NAME = code,
 typedef enum gpuvec_op { GPUVEC_ELEMENTWISE_OPS(GPUVEC_ENUM_ROW) } gpuvec_op;
 #undef GPUVEC_ENUM_ROW
@@ -118,6 +124,7 @@ typedef struct gpuvec_op_info {
   const char* ufunc;   /* reductions: NumPy's ufunc whose reduce computes it, or "" */
   const char* traits;  /* reductions: the traits column, words separated by spaces */
   const char* warning; /* reductions: NumPy's RuntimeWarning for a too short slice, or "" */
+  const char* kinds;   /* elementwise: the kinds column, the dtypes it computes in; "" else */
 } gpuvec_op_info;
 
 /* The op table's result column as gpuvec_op_info.result: a dtype, or -1
@@ -126,6 +133,7 @@ typedef struct gpuvec_op_info {
 #define GPUVEC_RESULT_INT64 GPUVEC_INT64
 #define GPUVEC_RESULT_BOOL GPUVEC_BOOL
 #define GPUVEC_RESULT_TRUTH GPUVEC_BOOL
+#define GPUVEC_RESULT_UINT8 GPUVEC_UINT8
 /* The rounding column as gpuvec_op_info.exact. */
 #define GPUVEC_ROUNDING_EXACT 1
 #define GPUVEC_ROUNDING_NEAR 0
@@ -136,16 +144,19 @@ const gpuvec_op_info* gpuvec_reduce_ops(int* count);
 
 /* out = op(inputs[0], ..., inputs[n_inputs - 1]; params), computed in `compute`.
  *
- * compute is float32 or float64, or bool for the ops whose result is a
- * truth value (and for where) when every array input is bool. Every input
- * has out's ndim and shape, and any of those dtypes: an input of another
- * dtype than `compute` is converted as the call reads it. Where's condition
- * (input 0) is GPUVEC_BOOL whatever `compute` is. out's dtype is the op's
- * result (gpuvec_op_info.result): `compute`, or GPUVEC_BOOL. params holds
+ * compute is a dtype of the op's kinds (gpuvec_op_info.kinds: floats, the
+ * integers, bool); the caller picks it as NumPy's ufunc resolves its loop.
+ * A row whose integer bits do not depend on the sign computes a signed
+ * dtype as the unsigned one of its width. Every input has out's ndim and
+ * shape, and any dtype: an input of another dtype than `compute` is
+ * converted as the call reads it. Where's condition (input 0) is
+ * GPUVEC_BOOL whatever `compute` is. out's dtype is the op's result
+ * (gpuvec_op_info.result): `compute`, GPUVEC_BOOL or GPUVEC_UINT8. params holds
  * the op's parameters (alpha, beta), NULL when it has none. On the host
  * backend every array is host memory; on the CUDA backend the arrays are all
  * device memory, or all host memory (staged). Scalars may be mixed with
- * either; a scalar's value is a double (for a bool, nonzero is true). out
+ * either; a scalar's value is its `integer` for an integer dtype, else its
+ * double (for a bool, nonzero is true). out
  * may be any view, also one of an input; a 0-d array has ndim 0. */
 gpuvec_status gpuvec_elementwise(gpuvec_op op, const gpuvec_array* out, const gpuvec_array* inputs,
                                  int n_inputs, const double* params, gpuvec_dtype compute,
@@ -154,16 +165,18 @@ gpuvec_status gpuvec_elementwise(gpuvec_op op, const gpuvec_array* out, const gp
 /* out = the reduction op of x (and y, for DOT) over x's last reduced_ndim
  * dimensions, computed in `compute` (x is converted as it is read).
  *
- * x and y are float32, float64 or bool arrays, not scalars. compute is
- * float32 or float64; for ANY, ALL and COUNT_NONZERO, which ask only whether
- * each element is nonzero (NaN is), it may also be bool: pass x's own dtype
- * to read x as it is. out's shape is x's first x.ndim - reduced_ndim
- * dimensions; its dtype is the row's result (gpuvec_op_info.result):
+ * x and y are arrays of any dtype, not scalars. compute is float32 or
+ * float64; for ANY, ALL and COUNT_NONZERO, which ask only whether each
+ * element is nonzero (NaN is), it may also be bool or an integer dtype:
+ * pass x's own dtype to read x as it is; the rows with the integers trait
+ * (sum, prod, min, max, argmin, argmax and their nan forms) reduce an
+ * integer compute dtype exactly in it, wrapping around as NumPy's do. out's shape is x's first
+ * x.ndim - reduced_ndim dimensions; its dtype is the row's result (gpuvec_op_info.result):
  * `compute`, GPUVEC_INT64 (ARGMIN, ARGMAX, COUNT_NONZERO) or GPUVEC_BOOL
  * (ANY, ALL). MEAN_VAR and MEAN_STD write two results per row in one pass
  * over x: out has a leading dimension of 2 before those, the means at
- * out[0] and the variances (standard deviations) at out[1]. Sums accumulate
- * in double. ddof is the delta degrees of freedom of var, std, MEAN_VAR and
+ * out[0] and the variances (standard deviations) at out[1]. Float sums
+ * accumulate in double. ddof is the delta degrees of freedom of var, std, MEAN_VAR and
  * MEAN_STD. MIN, MAX, ARGMIN and ARGMAX of no elements fail with
  * GPUVEC_ERROR_INVALID_ARGUMENT; ANY of none is false, ALL true. y is NULL
  * except for DOT, which reduces every dimension (reduced_ndim == x.ndim) of
@@ -217,5 +230,7 @@ gpuvec_status gpuvec_expand(const gpuvec_array* x, const gpuvec_array* mask,
 #ifdef __cplusplus
 }
 #endif
+
+#include "gpuvec/scan.h" /* scans, sorts and counts: cumsum, sort, histogram, ... */
 
 #endif /* GPUVEC_GPUVEC_H */

@@ -53,6 +53,8 @@ GPUVEC_MATH_1(cbrt)
 GPUVEC_MATH_2(pow)
 GPUVEC_MATH_2(hypot)
 GPUVEC_MATH_2(atan2)
+GPUVEC_MATH_2(fmod)
+GPUVEC_MATH_2(copysign)
 #undef GPUVEC_MATH_1
 #undef GPUVEC_MATH_2
 }  // namespace math
@@ -66,12 +68,35 @@ struct Identity {
   }
 };
 
+// Integer arithmetic wraps around modulo 2^bits, as NumPy's does: computed
+// in the unsigned type of wrapping_t (portable.hpp), where C++ defines the
+// wraparound, and converted back (modulo 2^bits on every compiler gpuvec
+// supports). Floats and bools compute as they are: bool + bool is an int
+// that converts back to true when nonzero, NumPy's logical or.
+template <class T>
+GPUVEC_HD T wrapped(wrapping_t<T> x) {
+  return static_cast<T>(x);
+}
+#define GPUVEC_WRAPPING(name, op)                              \
+  template <class T>                                           \
+  GPUVEC_HD T name(T a, T b) {                                 \
+    if constexpr (is_integer_v<T>) {                           \
+      return wrapped<T>(wrapping_t<T>(a) op wrapping_t<T>(b)); \
+    } else {                                                   \
+      return a op b;                                           \
+    }                                                          \
+  }
+GPUVEC_WRAPPING(plus, +)
+GPUVEC_WRAPPING(minus, -)
+GPUVEC_WRAPPING(times, *)
+#undef GPUVEC_WRAPPING
+
 // The binary elementwise family: out = a (op) b. One line per op, kept on one
 // line on purpose.
 // clang-format off
-struct Add { template <class T> GPUVEC_HD T operator()(T a, T b) const { return a + b; } };
-struct Subtract { template <class T> GPUVEC_HD T operator()(T a, T b) const { return a - b; } };
-struct Multiply { template <class T> GPUVEC_HD T operator()(T a, T b) const { return a * b; } };
+struct Add { template <class T> GPUVEC_HD T operator()(T a, T b) const { return plus(a, b); } };
+struct Subtract { template <class T> GPUVEC_HD T operator()(T a, T b) const { return minus(a, b); } };
+struct Multiply { template <class T> GPUVEC_HD T operator()(T a, T b) const { return times(a, b); } };
 struct Divide { template <class T> GPUVEC_HD T operator()(T a, T b) const { return a / b; } };
 struct Maximum { template <class T> GPUVEC_HD T operator()(T a, T b) const { return (a > b || a != a) ? a : b; } };
 struct Minimum { template <class T> GPUVEC_HD T operator()(T a, T b) const { return (a < b || a != a) ? a : b; } };
@@ -88,13 +113,26 @@ struct Atan2 { template <class T> GPUVEC_HD T operator()(T a, T b) const { retur
 // 2) differs from x*x for about one float32 in 1400. Special values stay C's:
 // pow(-0.0, 0.5) is +0.0 and pow(-inf, 0.5) is +inf, where sqrt gives -0.0
 // and NaN (NumPy too gives those for a scalar 0.5, and C's for an array).
+//
+// Integers raise by repeated squaring, wrapping around as NumPy's do; a
+// negative exponent is refused by the caller (NumPy raises ValueError), and
+// counts here as its bits.
 struct Power {
   template <class T>
   GPUVEC_HD T operator()(T a, T b) const {
-    if (b == T(2)) return a * a;
-    if (b == T(-1)) return T(1) / a;
-    if (b == T(0.5)) return a == -T(INFINITY) ? T(INFINITY) : math::sqrt(a) + T(0);
-    return math::pow(a, b);
+    if constexpr (is_integer_v<T>) {
+      wrapping_t<T> result = 1, base = wrapping_t<T>(a);
+      for (auto e = static_cast<wrapping_t<T>>(b); e != 0; e >>= 1) {
+        if (e & 1) result *= base;
+        base *= base;
+      }
+      return wrapped<T>(result);
+    } else {
+      if (b == T(2)) return a * a;
+      if (b == T(-1)) return T(1) / a;
+      if (b == T(0.5)) return a == -T(INFINITY) ? T(INFINITY) : math::sqrt(a) + T(0);
+      return math::pow(a, b);
+    }
   }
 };
 
@@ -115,10 +153,109 @@ struct LogAddExp {
   }
 };
 
+// NumPy's floor division of floats (npy_divmod in its npy_math): the
+// quotient of a - fmod(a, b), which is exact, corrected toward minus
+// infinity, with NumPy's signs of zero. Written with the same operations in
+// the same order as NumPy's, none a product to contract, so both backends
+// give NumPy's bits (fmod, floor and copysign are exact).
+template <class T>
+struct FloatDivmod {
+  T quotient;
+  T remainder;
+};
+template <class T>
+GPUVEC_HD FloatDivmod<T> float_divmod(T a, T b) {
+  T mod = math::fmod(a, b);
+  if (b == T(0)) return {a / b, mod};
+  T div = (a - mod) / b;
+  if (mod != T(0)) {
+    if ((b < T(0)) != (mod < T(0))) {
+      mod += b;
+      div -= T(1);
+    }
+  } else {
+    mod = math::copysign(T(0), b);
+  }
+  T floordiv;
+  if (div != T(0)) {
+    floordiv = math::floor(div);
+    if (div - floordiv > T(0.5)) floordiv += T(1);
+  } else {
+    floordiv = math::copysign(T(0), a / b);
+  }
+  return {floordiv, mod};
+}
+
+// a // b and a % b, as NumPy's: the quotient rounded toward minus infinity,
+// and the remainder with the sign of b. An integer division by zero gives 0
+// (NumPy's too; the caller warns as NumPy does), and so does the remainder
+// of the most negative integer by -1, whose quotient wraps around to itself.
+struct FloorDivide {
+  template <class T>
+  GPUVEC_HD T operator()(T a, T b) const {
+    if constexpr (is_float_v<T>) {
+      return float_divmod(a, b).quotient;
+    } else {
+      if (b == T(0)) return T(0);
+      if constexpr (is_signed_integer_v<T>) {
+        if (b == T(-1)) return minus(T(0), a);  // -MIN wraps to MIN, as NumPy's
+        const T q = static_cast<T>(a / b);
+        return (a % b != 0 && ((a < 0) != (b < 0))) ? static_cast<T>(q - 1) : q;
+      } else {
+        return static_cast<T>(a / b);
+      }
+    }
+  }
+};
+struct Remainder {
+  template <class T>
+  GPUVEC_HD T operator()(T a, T b) const {
+    if constexpr (is_float_v<T>) {
+      return b == T(0) ? math::fmod(a, b) : float_divmod(a, b).remainder;
+    } else {
+      if (b == T(0)) return T(0);
+      if constexpr (is_signed_integer_v<T>) {
+        if (b == T(-1)) return T(0);
+        const T r = static_cast<T>(a % b);
+        return (r != 0 && ((r < 0) != (b < 0))) ? static_cast<T>(r + b) : r;
+      } else {
+        return static_cast<T>(a % b);
+      }
+    }
+  }
+};
+
+// a << b and a >> b as NumPy's: a shift by the width or more (or by a
+// negative count, which NumPy reads as a huge unsigned one) gives 0, or -1
+// for a negative a shifted right. left_shift runs on unsigned types only
+// (its kinds column: the bits are the same for signed ones).
+struct LeftShift {
+  template <class T>
+  GPUVEC_HD T operator()(T a, T b) const {
+    return b < T(8 * sizeof(T)) ? wrapped<T>(wrapping_t<T>(a) << b) : T(0);
+  }
+};
+struct RightShift {
+  template <class T>
+  GPUVEC_HD T operator()(T a, T b) const {
+    if constexpr (is_signed_integer_v<T>) {
+      if (b >= 0 && b < T(8 * sizeof(T))) return static_cast<T>(a >> b);
+      return a < 0 ? T(-1) : T(0);
+    } else {
+      return b < T(8 * sizeof(T)) ? static_cast<T>(a >> b) : T(0);
+    }
+  }
+};
+
+// The bit ops, of integers and of bools (where they are and, or, xor).
+// clang-format off
+struct BitwiseAnd { template <class T> GPUVEC_HD T operator()(T a, T b) const { return static_cast<T>(a & b); } };
+struct BitwiseOr { template <class T> GPUVEC_HD T operator()(T a, T b) const { return static_cast<T>(a | b); } };
+struct BitwiseXor { template <class T> GPUVEC_HD T operator()(T a, T b) const { return static_cast<T>(a ^ b); } };
+// clang-format on
+
 // The unary family: out = f(x).
 // clang-format off
-struct Negative { template <class T> GPUVEC_HD T operator()(T x) const { return -x; } };
-struct Abs { template <class T> GPUVEC_HD T operator()(T x) const { return math::fabs(x); } };
 struct Sqrt { template <class T> GPUVEC_HD T operator()(T x) const { return math::sqrt(x); } };
 struct Exp { template <class T> GPUVEC_HD T operator()(T x) const { return math::exp(x); } };
 struct Log { template <class T> GPUVEC_HD T operator()(T x) const { return math::log(x); } };
@@ -131,21 +268,128 @@ struct Arcsin { template <class T> GPUVEC_HD T operator()(T x) const { return ma
 struct Arccos { template <class T> GPUVEC_HD T operator()(T x) const { return math::acos(x); } };
 struct Arctan { template <class T> GPUVEC_HD T operator()(T x) const { return math::atan(x); } };
 struct Tanh { template <class T> GPUVEC_HD T operator()(T x) const { return math::tanh(x); } };
-struct Floor { template <class T> GPUVEC_HD T operator()(T x) const { return math::floor(x); } };
-struct Ceil { template <class T> GPUVEC_HD T operator()(T x) const { return math::ceil(x); } };
 struct Rint { template <class T> GPUVEC_HD T operator()(T x) const { return math::rint(x); } };
-struct Trunc { template <class T> GPUVEC_HD T operator()(T x) const { return math::trunc(x); } };
 struct Cbrt { template <class T> GPUVEC_HD T operator()(T x) const { return math::cbrt(x); } };
 // clang-format on
 // Rint rounds halves to even in the default rounding mode, as numpy.round
 // does; round() would round them away from zero.
+
+// -x; an integer's negation wraps around (-MIN is MIN), and -0.0 is -0.0.
+struct Negative {
+  template <class T>
+  GPUVEC_HD T operator()(T x) const {
+    if constexpr (is_integer_v<T>) {
+      return minus(T(0), x);
+    } else {
+      return -x;
+    }
+  }
+};
+
+// |x|. The most negative integer stays itself, as in NumPy (its negation
+// wraps around); a bool is its own absolute value.
+struct Abs {
+  template <class T>
+  GPUVEC_HD T operator()(T x) const {
+    if constexpr (is_signed_integer_v<T>) {
+      return x < 0 ? minus(T(0), x) : x;
+    } else if constexpr (is_float_v<T>) {
+      return math::fabs(x);
+    } else {
+      return x;
+    }
+  }
+};
+
+// floor, ceil and trunc of an integer or a bool are the value itself (NumPy 2
+// keeps their dtype).
+#define GPUVEC_ROUNDING(Name, function) \
+  struct Name {                         \
+    template <class T>                  \
+    GPUVEC_HD T operator()(T x) const { \
+      if constexpr (is_float_v<T>) {    \
+        return math::function(x);       \
+      } else {                          \
+        return x;                       \
+      }                                 \
+    }                                   \
+  };
+GPUVEC_ROUNDING(Floor, floor)
+GPUVEC_ROUNDING(Ceil, ceil)
+GPUVEC_ROUNDING(Trunc, trunc)
+#undef GPUVEC_ROUNDING
+
+// numpy.gcd and numpy.lcm, by Euclid's algorithm on |a| and |b| taken
+// without overflow (in the unsigned wrapping_t), as NumPy's: so gcd(MIN, 0)
+// is |MIN|, which converts back to MIN, and lcm, |a| / gcd * |b|, wraps
+// around beyond the dtype's range.
+template <class T>
+GPUVEC_HD wrapping_t<T> magnitude(T x) {
+  if constexpr (is_signed_integer_v<T>) {
+    if (x < 0) return wrapping_t<T>(0) - wrapping_t<T>(x);
+  }
+  return wrapping_t<T>(x);
+}
+template <class T>
+GPUVEC_HD wrapping_t<T> euclid(T a, T b) {
+  wrapping_t<T> x = magnitude(a), y = magnitude(b);
+  while (x != 0) {
+    const wrapping_t<T> c = x;
+    x = y % x;
+    y = c;
+  }
+  return y;
+}
+struct Gcd {
+  template <class T>
+  GPUVEC_HD T operator()(T a, T b) const {
+    return wrapped<T>(euclid(a, b));
+  }
+};
+struct Lcm {
+  template <class T>
+  GPUVEC_HD T operator()(T a, T b) const {
+    const wrapping_t<T> g = euclid(a, b);
+    return g == 0 ? T(0) : wrapped<T>(magnitude(a) / g * magnitude(b));
+  }
+};
+
+// ~x: the bits flipped; for a bool, not x, as NumPy's invert.
+struct Invert {
+  template <class T>
+  GPUVEC_HD T operator()(T x) const {
+    if constexpr (is_same_v<T, bool>) {
+      return !x;
+    } else {
+      return static_cast<T>(~wrapping_t<T>(x));
+    }
+  }
+};
+
+// The number of 1 bits in |x| (numpy.bitwise_count), counted by halves, the
+// same steps on every compiler (no builtin that one of them lacks).
+struct BitwiseCount {
+  template <class T>
+  GPUVEC_HD uint8_t operator()(T x) const {
+    uint64_t v = static_cast<uint64_t>(Abs{}(x));
+    if constexpr (sizeof(T) < 8) v &= (uint64_t(1) << (8 * sizeof(T))) - 1;
+    v = v - ((v >> 1) & 0x5555555555555555ull);
+    v = (v & 0x3333333333333333ull) + ((v >> 2) & 0x3333333333333333ull);
+    v = (v + (v >> 4)) & 0x0f0f0f0f0f0f0f0full;
+    return static_cast<uint8_t>((v * 0x0101010101010101ull) >> 56);
+  }
+};
 
 // numpy.sign: -1, 0 or 1, and a NaN comes back as it is (its sign bit too).
 // Both zeros give +0.0, as NumPy's does for -0.0.
 struct Sign {
   template <class T>
   GPUVEC_HD T operator()(T x) const {
-    return x > T(0) ? T(1) : (x < T(0) ? T(-1) : (x == T(0) ? T(0) : x));
+    if constexpr (is_integer_v<T> && !is_signed_integer_v<T>) {
+      return x > T(0) ? T(1) : T(0);  // no unsigned value is below zero
+    } else {
+      return x > T(0) ? T(1) : (x < T(0) ? T(-1) : (x == T(0) ? T(0) : x));
+    }
   }
 };
 

@@ -89,6 +89,33 @@ struct signed_of<uint64_t> {
 template <class T>
 constexpr bool is_float_v = is_same_v<T, float> || is_same_v<T, double>;
 
+// Whether T is one of the integer dtypes' types (bool is not), and a signed one.
+template <class T>
+constexpr bool is_signed_integer_v = is_same_v<T, int8_t> || is_same_v<T, int16_t> ||
+                                     is_same_v<T, int32_t> || is_same_v<T, int64_t>;
+template <class T>
+constexpr bool is_integer_v =
+    is_signed_integer_v<T> || is_same_v<T, uint8_t> || is_same_v<T, uint16_t> ||
+    is_same_v<T, uint32_t> || is_same_v<T, uint64_t>;
+
+// The unsigned integer in which T's arithmetic wraps around: uint64_t for a
+// 64-bit T, else uint32_t. Never narrower than int, so that no operand is
+// promoted to int, whose overflow C++ leaves undefined (uint16 * uint16 would).
+template <class T>
+struct wrapping_of {
+  using type = uint32_t;
+};
+template <>
+struct wrapping_of<int64_t> {
+  using type = uint64_t;
+};
+template <>
+struct wrapping_of<uint64_t> {
+  using type = uint64_t;
+};
+template <class T>
+using wrapping_t = typename wrapping_of<T>::type;
+
 }  // namespace gpuvec
 
 #endif  // GPUVEC_PORTABLE_HPP

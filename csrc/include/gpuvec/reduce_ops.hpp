@@ -22,11 +22,106 @@
 
 namespace gpuvec::ops::reduce {
 
+// The reductions of integers (the rows with the `integers` trait), exact: in
+// 64-bit integers, the width of every state of the engine (a state moves in
+// 8-byte words), so NumPy's sum and prod wrap around, and its min, max,
+// argmin and argmax compare integers, which a double cannot hold beyond
+// 2^53. The caller has already converted x to the dtype NumPy computes in
+// (int64 or uint64 for sum and prod). A row's integer policy is its
+// policy's Whole<I>.
+template <class I>
+struct wide_of {
+  using type = uint64_t;
+};
+template <>
+struct wide_of<int8_t> {
+  using type = int64_t;
+};
+template <>
+struct wide_of<int16_t> {
+  using type = int64_t;
+};
+template <>
+struct wide_of<int32_t> {
+  using type = int64_t;
+};
+template <>
+struct wide_of<int64_t> {
+  using type = int64_t;
+};
+
+template <class I>
+GPUVEC_HD constexpr I lowest() {
+  return is_signed_integer_v<I> ? static_cast<I>(wrapping_t<I>(1) << (8 * sizeof(I) - 1)) : I(0);
+}
+template <class I>
+GPUVEC_HD constexpr I highest() {
+  return static_cast<I>(~wrapping_t<I>(lowest<I>()));
+}
+
+// Sums and products accumulate modulo 2^64 and are cut to I's width once, at
+// the end: the low bits of a sum or product do not depend on the higher ones.
+template <class I>
+struct WholeSum {
+  using Acc = uint64_t;
+  static constexpr bool kLanes = true;
+  GPUVEC_HD Acc identity() const { return 0; }
+  GPUVEC_HD Acc term(I x, int64_t) const { return static_cast<Acc>(x); }
+  GPUVEC_HD Acc combine(Acc a, Acc b) const { return a + b; }
+  template <class Out>
+  GPUVEC_HD Out finish(Acc a, int64_t) const {
+    return static_cast<Out>(static_cast<I>(a));
+  }
+};
+template <class I>
+struct WholeProd : WholeSum<I> {
+  using Acc = uint64_t;
+  static constexpr bool kLanes = false;
+  GPUVEC_HD Acc identity() const { return 1; }
+  GPUVEC_HD Acc combine(Acc a, Acc b) const { return a * b; }
+};
+// The extremes compare in the 64-bit integer of I's signedness, which holds
+// every value of I.
+template <class I, bool Largest>
+struct WholeExtreme {
+  using Acc = typename wide_of<I>::type;
+  GPUVEC_HD Acc identity() const { return Largest ? lowest<I>() : highest<I>(); }
+  GPUVEC_HD Acc term(I x, int64_t) const { return x; }
+  GPUVEC_HD Acc combine(Acc a, Acc b) const { return (Largest ? a > b : a < b) ? a : b; }
+  template <class Out>
+  GPUVEC_HD Out finish(Acc a, int64_t) const {
+    return static_cast<Out>(static_cast<I>(a));
+  }
+};
+// The index of the first extreme: ties go to the smaller index, so that the
+// tree's order does not matter (as ArgExtreme's).
+template <class I, bool Largest>
+struct WholeArgExtreme {
+  using Wide = typename wide_of<I>::type;
+  struct Acc {
+    Wide value;
+    int64_t index;
+  };
+  GPUVEC_HD Acc identity() const { return {Largest ? lowest<I>() : highest<I>(), INT64_MAX}; }
+  GPUVEC_HD Acc term(I x, int64_t j) const { return {x, j}; }
+  GPUVEC_HD Acc combine(Acc a, Acc b) const {
+    if (Largest ? a.value > b.value : a.value < b.value) return a;
+    if (Largest ? b.value > a.value : b.value < a.value) return b;
+    return a.index < b.index ? a : b;
+  }
+  template <class Out>
+  GPUVEC_HD Out finish(Acc a, int64_t) const {
+    return a.index;
+  }
+};
+
 // Sums accumulate in double whatever the input type: the extra precision
 // costs nothing in a memory-bound loop and keeps float32 sums accurate.
 struct Sum {
   using Acc = double;
   static constexpr bool kLanes = true;
+  template <class I>
+  using Whole = WholeSum<I>;
   GPUVEC_HD Acc identity() const { return 0; }
   template <class T>
   GPUVEC_HD Acc term(T x, int64_t) const {
@@ -83,6 +178,8 @@ struct NanMean {
 
 struct Prod : Sum {
   static constexpr bool kLanes = false;
+  template <class I>
+  using Whole = WholeProd<I>;
   GPUVEC_HD Acc identity() const { return 1; }
   GPUVEC_HD Acc combine(Acc a, Acc b) const { return a * b; }
 };
@@ -91,11 +188,15 @@ struct Prod : Sum {
 // the element itself (as a double, which holds float32 and float64 exactly).
 struct Min : Sum {
   static constexpr bool kLanes = false;
+  template <class I>
+  using Whole = WholeExtreme<I, false>;
   GPUVEC_HD Acc identity() const { return INFINITY; }
   GPUVEC_HD Acc combine(Acc a, Acc b) const { return (a < b || a != a) ? a : b; }
 };
 struct Max : Sum {
   static constexpr bool kLanes = false;
+  template <class I>
+  using Whole = WholeExtreme<I, true>;
   GPUVEC_HD Acc identity() const { return -INFINITY; }
   GPUVEC_HD Acc combine(Acc a, Acc b) const { return (a > b || a != a) ? a : b; }
 };
@@ -107,11 +208,15 @@ struct Max : Sum {
 // fmax and fmin, so that both backends make the same choices.
 struct NanMax : Sum {
   static constexpr bool kLanes = false;
+  template <class I>
+  using Whole = WholeExtreme<I, true>;  // an integer is never NaN
   GPUVEC_HD Acc identity() const { return NAN; }
   GPUVEC_HD Acc combine(Acc a, Acc b) const { return (a > b || b != b) ? a : b; }
 };
 struct NanMin : Sum {
   static constexpr bool kLanes = false;
+  template <class I>
+  using Whole = WholeExtreme<I, false>;
   GPUVEC_HD Acc identity() const { return NAN; }
   GPUVEC_HD Acc combine(Acc a, Acc b) const { return (a < b || b != b) ? a : b; }
 };
@@ -121,6 +226,8 @@ struct NanMin : Sum {
 // element, +inf included, wins against it.
 template <bool Largest>
 struct ArgExtreme {
+  template <class I>
+  using Whole = WholeArgExtreme<I, Largest>;
   struct Acc {
     double value;
     int64_t index;
