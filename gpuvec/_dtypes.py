@@ -1,10 +1,11 @@
 """The dtype policy: which inputs gpuvec takes and which dtype it computes in.
 
-A DeviceArray holds any real dtype but float16 (:data:`ARRAY_DTYPES`:
-float32, float64, bool, and the signed and unsigned integers of 8 to 64
-bits): ``to_device`` keeps the data's dtype, ``astype`` converts as NumPy's
-does, and users' kernels take every one of them (an ``int*`` parameter an
-int32 array).
+A DeviceArray holds any real dtype (:data:`ARRAY_DTYPES`: float32,
+float64, bool, the signed and unsigned integers of 8 to 64 bits, and
+float16): ``to_device`` keeps the data's dtype, ``astype`` converts as
+NumPy's does (to float16 rounding once to nearest even, a float64 never
+through float32), and users' kernels take every one but float16 (an
+``int*`` parameter an int32 array).
 
 gpuvec's own ops compute in the dtype NumPy 2 computes in: each op asks
 its NumPy ufunc to resolve its loop for the inputs (NEP 50: Python numbers
@@ -18,7 +19,8 @@ A precision or a ``dtype=`` changes the float results only:
 inputs                                             result
 =================================================  ===============
 all float32 (Python scalars do not count)          float32
-float16 (alone or with float32)                    float32
+float16 (with bools, 8-bit ints, Python numbers)   float16
+float16 with float32 or 16-bit ints                float32
 float32 with bools or 8- or 16-bit ints            float32
 any float64                                        float64
 float32 with 32- or 64-bit ints                    float64
@@ -29,10 +31,12 @@ a float result, under ``precision("float64")``     float64
 any inputs, with ``dtype=`` (wins over precision)  that dtype
 =================================================  ===============
 
-Where NumPy's loop is float16 (``sqrt`` of an int8 array), gpuvec computes
-and returns float32: NumPy computes its float16 loops in float32 too, and
-rounds the result to float16. A Python int out of an integer dtype's range
-raises NumPy's OverflowError (comparisons take it, as NumPy 2's do).
+Where NumPy's loop is float16 (``h + h``, ``sqrt`` of an int8 array, the
+sum or mean of a float16 array), gpuvec computes in float32, as NumPy's
+float16 loops do, and rounds the result to float16, NumPy's result dtype:
+``+ - * /`` and ``sqrt`` give NumPy's bits, the other functions are within
+an ulp of float16. A Python int out of an integer dtype's range raises
+NumPy's OverflowError (comparisons take it, as NumPy 2's do).
 
 ``dtype=np.float32`` (or ``np.float64``) overrides the result of one call,
 casting the inputs: the classic GPU-tutorial way of running float64 data in
@@ -44,8 +48,8 @@ in the copy that moves the data, while NumPy data is gathered into pinned
 staging memory on its way to the device, so float64 data for a float32 op
 crosses the bus as float32. (On the host backend, where nothing moves, the
 data is converted before the op reads it.) Integer data of another dtype
-than the op's is converted the same way; NumPy converts host ints and
-float16 first.
+than the op's is converted the same way (float16 too, to float32); NumPy
+converts host ints first.
 
 Byte order is part of the dtype: a NumPy array in the other byte order
 (``">f8"`` on a little-endian machine) holds the same numbers as its
@@ -80,9 +84,16 @@ from gpuvec._core import (
     set_default_precision,
 )
 
+# The dtypes users' kernels take: every one a DeviceArray holds but float16,
+# for which a kernel's parameter type (``__half``) is not supported yet.
+KERNEL_DTYPES = tuple(dtype for dtype in ARRAY_DTYPES if dtype != np.float16)
+KERNEL_DTYPE_NAMES = ", ".join(str(dtype) for dtype in KERNEL_DTYPES)
+
 __all__ = [
     "ARRAY_DTYPES",
     "ARRAY_DTYPE_NAMES",
+    "KERNEL_DTYPES",
+    "KERNEL_DTYPE_NAMES",
     "SUPPORTED_DTYPES",
     "as_real_array",
     "check_array_dtype",

@@ -19,7 +19,9 @@ from gpuvec.device_array import DeviceArray
 
 __all__ = ["DTYPES", "Side", "axis_index", "check_dtype", "side_of"]
 
-# The dtypes gpuvec holds, which every function here takes.
+# The dtypes every function here takes: each dtype gpuvec holds but float16
+# (NumPy's float16 scans round each step to float16, which these kernels do
+# not do yet).
 DTYPES = frozenset(
     np.dtype(t)
     for t in (
@@ -39,11 +41,12 @@ DTYPES = frozenset(
 
 
 def check_dtype(dtype, name: str) -> np.dtype:
-    """dtype as a NumPy dtype that gpuvec holds; TypeError naming `name` otherwise."""
+    """dtype as a NumPy dtype of DTYPES; TypeError naming `name` otherwise."""
     dtype = np.dtype(dtype)
     if dtype not in DTYPES:
         names = ", ".join(sorted(str(d) for d in DTYPES))
-        raise TypeError(f"{name} has dtype {dtype}, which gpuvec does not hold (it holds {names})")
+        hint = " (convert it: .astype(np.float32))" if dtype == np.float16 else ""
+        raise TypeError(f"{name} has dtype {dtype}; the scans and sorts take {names}{hint}")
     return dtype
 
 

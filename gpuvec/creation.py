@@ -199,9 +199,10 @@ def to_device(x, dtype=None, *, stream: Stream | None = None) -> DeviceArray:
     x : array_like
         Anything NumPy can turn into a real array.
     dtype : dtype, optional
-        The device array's dtype (any real dtype but float16); by default
-        ``x``'s own, float32 for float16 and float64 for what NumPy makes
-        of a list of Python numbers.
+        The device array's dtype (any real dtype, float16 included); by
+        default ``x``'s own (for floats the precision's, where one is set:
+        :func:`gpuvec.set_precision`), and float64 for what NumPy makes of a
+        list of Python numbers.
     stream : gpuvec.Stream, optional
         The stream to copy on.
 

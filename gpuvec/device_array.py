@@ -130,7 +130,12 @@ def _values_over(value, target):
 
 
 # The dtypes of host data that the copy reads as they are; NumPy converts others.
-_COPIED_AS_IS = (np.dtype(np.float32), np.dtype(np.float64), np.dtype(np.bool_))
+_COPIED_AS_IS = (
+    np.dtype(np.float16),
+    np.dtype(np.float32),
+    np.dtype(np.float64),
+    np.dtype(np.bool_),
+)
 
 
 def _host_value(value, dtype, ndmax=None):
@@ -138,7 +143,7 @@ def _host_value(value, dtype, ndmax=None):
 
     Real numbers, DeviceArrays and other libraries' GPU arrays go as they are.
     Other values are host data, converted as NumPy's assignment converts them:
-    a NumPy array of ints or float16 is cast to ``dtype``, and what is not an
+    a NumPy array of ints is cast to ``dtype``, and what is not an
     array yet (a list, a tuple, text) becomes one of ``dtype`` (``None`` is NaN,
     "1.5" is parsed), with at most ``ndmax`` dimensions where that is given.
     """

@@ -13,8 +13,8 @@ from gpuvec import _core
 @pytest.mark.parametrize("dtype", [np.int32, np.int64, np.uint8, np.float16])
 @pytest.mark.parametrize("target_dtype", [np.float32, np.float64])
 def test_assignment_converts_host_ints_and_float16(backend, rng, dtype, target_dtype):
-    """A copy's host source of a dtype the kernels do not read is converted by
-    NumPy first, as NumPy's own assignment converts it."""
+    """A copy's host source of ints is converted by NumPy first, as NumPy's
+    own assignment converts it; float16 by gpuvec, exactly as NumPy widens it."""
     source = (100 * random_array(rng, (5, 7), np.float64)).astype(dtype)
     d = gpuvec.zeros((5, 7), dtype=target_dtype)
     d[:] = source

@@ -13,9 +13,11 @@ overlaps an input and was read after it was written, shows up there.
 The reference is NumPy after gpuvec's documented dtype policy
 (docs/numpy-differences.md, docs/dtypes.rst): an op computes in the dtype of
 NumPy's own loop for its operands (``ufunc.resolve_dtypes``, Python numbers
-weak), except that a float16 loop, or a loop of a kind the op has no kernel
-for, computes in the float NumPy would promote to, float16 as float32.
-Inputs are cast to that dtype, then NumPy computes. Integer and bool results
+weak), except that a loop of a kind the op has no kernel for computes in the
+float NumPy would promote to; a float16 loop computes in float32 and its
+result is rounded to float16, as NumPy's float16 loops compute. Inputs are
+cast to the dtype computed in, then NumPy computes (and the result is
+rounded to float16 where that is NumPy's result dtype). Integer and bool results
 (which wrap as NumPy's) and correctly rounded ops must give NumPy's bits; the
 math library functions must be within the ulp budgets of tolerances.py.
 Reductions of integers sum in int64 or uint64 and choose (max, argmin) in
@@ -411,9 +413,9 @@ def device_dtype(array: np.ndarray, dtype=None) -> np.dtype:
 
 
 def policy_dtype(*operands) -> np.dtype:
-    """The float dtype gpuvec computes in where an op needs a float (an integer
+    """The float dtype gpuvec returns where an op needs a float (an integer
     ``dtype``'s data): NumPy's promotion of the operands (Python numbers
-    weak) with float16, float16 itself computing in float32."""
+    weak) with float16 (float16 itself computing in float32: ``computed``)."""
     strong = [np.asarray(x).dtype for x in operands if not is_weak(x)]
     weak = [x for x in operands if is_weak(x)]
     common = np.result_type(*strong, *weak) if strong else np.result_type(*weak or [0.0])
@@ -421,10 +423,15 @@ def policy_dtype(*operands) -> np.dtype:
 
 
 def float_of(dtype: np.dtype) -> np.dtype:
-    """The float an op with no kernel of ``dtype``'s kind computes in: NumPy's
-    promotion with float16, float16 as float32."""
-    promoted = np.promote_types(dtype, np.float16)
-    return np.dtype(np.float32) if promoted == np.float16 else promoted
+    """The float result of an op with no kernel of ``dtype``'s kind: NumPy's
+    promotion with float16 (float16 computing in float32: ``computed``)."""
+    return np.promote_types(dtype, np.float16)
+
+
+def computed(dtype: np.dtype) -> np.dtype:
+    """The dtype gpuvec computes a result of ``dtype`` in: float32 for float16,
+    as NumPy's float16 loops compute."""
+    return np.dtype(np.float32) if dtype == np.float16 else dtype
 
 
 def loop_dtypes(ufunc, operands) -> tuple:
@@ -437,9 +444,10 @@ def loop_dtypes(ufunc, operands) -> tuple:
 
 
 def compute_dtype(name, operands):
-    """The dtype gpuvec computes op ``name`` in: NumPy's loop's input dtype
-    where the op has a kernel of its kind and it is no float16; else the
-    float of float_of. None where NumPy has no loop (it raises, as gpuvec must)."""
+    """The dtype of op ``name``'s loop: NumPy's loop's input dtype where the op
+    has a kernel of its kind; else the float of float_of (float16 computing
+    in float32: ``computed``). None where NumPy has no loop (it raises, as
+    gpuvec must)."""
     row = ELEMENTWISE_OPS[ALIASES.get(name, name)]
     if row.numpy is None:  # sigmoid: NumPy's result type
         strong = [np.asarray(x).dtype for x in operands if not is_weak(x)]
@@ -450,17 +458,16 @@ def compute_dtype(name, operands):
         except TypeError:
             return None
     if dtype == np.float16 or not row.computes_in(dtype):
-        return float_of(dtype)
+        return float_of(dtype)  # (a float16 loop is float16's: float_of keeps it)
     return np.dtype(dtype)
 
 
 def where_dtype(operands) -> np.dtype:
-    """The dtype where chooses in: NumPy's result type of the two values (Python
-    numbers weak), float16 as float32."""
+    """The dtype where chooses: NumPy's result type of the two values (Python
+    numbers weak)."""
     strong = [np.asarray(x).dtype for x in operands if not is_weak(x)]
     weak = [x for x in operands if is_weak(x)]
-    dtype = np.result_type(*strong, *weak) if strong else np.result_type(*weak)
-    return np.dtype(np.float32) if dtype == np.float16 else dtype
+    return np.result_type(*strong, *weak) if strong else np.result_type(*weak)
 
 
 def cast(x, dtype):
@@ -470,6 +477,20 @@ def cast(x, dtype):
     if is_weak(x):
         return float(x) if dtype is not None and dtype.kind == "f" else x
     return np.asarray(x) if dtype is None else np.asarray(x).astype(dtype)
+
+
+def rounded_to(numpy_call, dtype):
+    """numpy_call with its result rounded to ``dtype`` (float16) before it is
+    returned or cast into ``out=``, as NumPy's float16 loops give it."""
+
+    def call(*inputs, out=None):
+        result = np.asarray(numpy_call(*inputs)).astype(dtype)
+        if out is None:
+            return result[()] if result.ndim == 0 else result
+        np.copyto(out, result, casting="same_kind")
+        return out
+
+    return call
 
 
 def reference64(name, inputs, compute):
@@ -855,11 +876,15 @@ class NumPyParity(RuleBasedStateMachine):
         mirrors = [x.mirror if isinstance(x, Pair) else x for x in operands]
         if math.prod(self.result_shape(*mirrors) or ()) > MAX_RESULT:
             return None  # an outer product of outer products would grow without end
-        compute = where_dtype(mirrors) if name == "where" else compute_dtype(name, mirrors)
-        result_dtype = np.dtype(np.bool_) if name in TRUTH else compute
+        loop = where_dtype(mirrors) if name == "where" else compute_dtype(name, mirrors)
+        result_dtype = np.dtype(np.bool_) if name in TRUTH else loop
+        compute = None if loop is None else computed(loop)
         # Copies taken before NumPy writes into out, which may alias an input:
         # NumPy's answer for overlapping operands is that of copies.
         inputs = [cast(m, compute) for m in mirrors]
+        if loop is not None and loop != compute and name not in TRUTH:
+            # a float16 result: computed in float32, rounded to float16 (then into out)
+            numpy_call = rounded_to(numpy_call or NUMPY[name], loop)
         kwargs = {} if out is None else {"out": out.mirror}
         numpy_call = numpy_call or NUMPY[name]
         expected, np_error = attempt(lambda: numpy_call(*inputs, **kwargs))
@@ -895,8 +920,9 @@ class NumPyParity(RuleBasedStateMachine):
             with np.errstate(all="ignore"):
                 # (broadcast to out's shape, which may be larger than the inputs')
                 exact64 = np.broadcast_to(reference64(name, inputs, compute), host.shape)
-            # A float32 out of a float64 result, or the reverse: the coarser's ulps.
-            tolerance_dtype = coarser(compute, dtype)
+            # A float32 out of a float64 result, or the reverse: the coarser's ulps
+            # (float16's where NumPy's loop is float16, into an out of any dtype).
+            tolerance_dtype = coarser(loop, dtype)
             assert_ulp_close(host.astype(tolerance_dtype), exact64, tolerance_dtype, ULPS[name])
         if out is not None:
             out.mirror[...] = host  # within ulps of NumPy's: go on from gpuvec's bits

@@ -38,9 +38,19 @@ CASES = {
         (lambda: gpuvec.where(np.ones(3, bool), np.ones(3, f32), 0), "float32"),
         (lambda: gpuvec.sum(np.ones((2, 2), f32), axis=0), "float32"),
     ],
-    "float16 (alone or with float32)": [
-        (lambda: gpuvec.sqrt(np.ones(3, f16)), "float32"),
+    # (computed in float32 and rounded: tests/test_float16.py checks the values)
+    "float16 (with bools, 8-bit ints, Python numbers)": [
+        (lambda: gpuvec.sqrt(np.ones(3, f16)), "float16"),
+        (lambda: gpuvec.add(np.ones(3, f16), np.ones(3, bool)), "float16"),
+        (lambda: gpuvec.multiply(np.ones(3, np.int8), np.ones(3, f16)), "float16"),
+        (lambda: gpuvec.add(np.ones(3, f16), 2.5), "float16"),
+        (lambda: gpuvec.sqrt(np.ones(3, np.uint8)), "float16"),
+        (lambda: gpuvec.sum(np.ones((2, 2), f16), axis=0), "float16"),
+    ],
+    "float16 with float32 or 16-bit ints": [
         (lambda: gpuvec.add(np.ones(3, f16), np.ones(3, f32)), "float32"),
+        (lambda: gpuvec.add(np.ones(3, np.int16), np.ones(3, f16)), "float32"),
+        (lambda: gpuvec.sqrt(np.ones(3, np.int16)), "float32"),
     ],
     "float32 with bools or 8- or 16-bit ints": [
         (lambda: gpuvec.add(np.ones(3, f32), np.ones(3, bool)), "float32"),

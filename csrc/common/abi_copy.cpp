@@ -65,7 +65,7 @@ void upload(const gpuvec_array& out, const gpuvec_array& in, gpuvec_stream strea
   Scratch scratch(stream);
   void* dense = scratch.take(GPUVEC_MEMORY_DEVICE, static_cast<size_t>(joint.size * item));
   cuda::upload(src, joint.size, out.dtype, dense, stream);
-  with_dtype(out.dtype, [&](auto zero) {
+  with_stored_dtype(out.dtype, [&](auto zero) {
     using T = decltype(zero);
     cuda::cast<T, T>(with_dense_operand(joint, 1), reinterpret_cast<T*>(dst),
                      Operand<T>{static_cast<const T*>(dense), T{}}, stream);
@@ -86,7 +86,7 @@ void download(const gpuvec_array& out, const gpuvec_array& in, gpuvec_stream str
   }
   Scratch scratch(stream);
   void* dense = scratch.take(GPUVEC_MEMORY_DEVICE, static_cast<size_t>(joint.size * item));
-  with_dtype(in.dtype, [&](auto zero) {
+  with_stored_dtype(in.dtype, [&](auto zero) {
     using T = decltype(zero);
     cuda::cast<T, T>(with_dense_operand(joint, 0), static_cast<T*>(dense),
                      Operand<T>{reinterpret_cast<const T*>(src), T{}}, stream);
@@ -115,8 +115,8 @@ extern "C" gpuvec_status gpuvec_copy(const gpuvec_array* out, const gpuvec_array
     check_array(o, false);
     check_array(i, true);
     check_same_shape(i, o);
-    with_dtype(out->dtype, [](auto) {});  // a known dtype
-    with_dtype(in->dtype, [](auto) {});
+    with_stored_dtype(out->dtype, [](auto) {});  // a known dtype (float16 too)
+    with_stored_dtype(in->dtype, [](auto) {});
     if (!is_scalar(*in) && !convertible(out->dtype, in->dtype)) {
       throw_invalid_argument(
           std::string("cannot copy ") + dtype_name(in->dtype) + " to " + dtype_name(out->dtype) +

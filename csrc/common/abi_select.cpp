@@ -83,7 +83,7 @@ void check_x_and_mask(const Named& x, const Named& mask) {
   check_array(mask, false);
   check_same_shape(mask, x);
   check_dtype(mask, GPUVEC_BOOL);
-  with_dtype(x.array->dtype, [](auto) {});  // a known dtype
+  with_stored_dtype(x.array->dtype, [](auto) {});  // a known dtype: selections move bits
 }
 
 void compress(const gpuvec_array& out, const gpuvec_array& x, const gpuvec_array& mask,
@@ -193,7 +193,7 @@ extern "C" gpuvec_status gpuvec_expand(const gpuvec_array* x, const gpuvec_array
     const Named a{x, "x"}, m{mask, "mask"}, v{values, "values"};
     check_x_and_mask(a, m);
     check_array(v, true);
-    with_dtype(values->dtype, [](auto) {});
+    with_stored_dtype(values->dtype, [](auto) {});
     if (!is_scalar(*values) && !convertible(x->dtype, values->dtype)) {
       throw_invalid_argument(std::string("cannot assign ") + dtype_name(values->dtype) +
                              " values to an array of " + dtype_name(x->dtype));

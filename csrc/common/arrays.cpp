@@ -98,7 +98,9 @@ void check_dtype(const Named& a, int dtype) {
 
 void check_value_dtype(const Named& a) {
   const gpuvec_dtype has = a.array->dtype;
-  with_dtype(has, [](auto) {});  // throws for a code that is no dtype
+  // Throws for a code that is no dtype; float16 is read as float32 (the
+  // boundary converts it first, as any input of another dtype).
+  with_stored_dtype(has, [](auto) {});
 }
 
 Place place_of(gpuvec_backend backend, const Named* arrays, int count) {

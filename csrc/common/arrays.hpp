@@ -32,8 +32,8 @@ void check_same_shape(const Named& a, const Named& like);
 // Checks a's dtype against `dtype`, or that it is a float dtype when `dtype`
 // is -1.
 void check_dtype(const Named& a, int dtype);
-// Checks that a's dtype is one gpuvec knows: an op reads any, converting it
-// to the dtype it computes in.
+// Checks that a's dtype is one gpuvec knows, float16 included: an op reads
+// any, converting it to the dtype it computes in.
 void check_value_dtype(const Named& a);
 
 int64_t element_count(const gpuvec_array& a);

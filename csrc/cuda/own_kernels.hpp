@@ -20,6 +20,7 @@
 #include <string>
 
 #include "gpuvec/kernels.h"
+#include "gpuvec/portable.hpp"
 
 namespace gpuvec::cuda {
 
@@ -88,6 +89,10 @@ GPUVEC_TYPE_NAME(uint16_t)
 GPUVEC_TYPE_NAME(uint32_t)
 GPUVEC_TYPE_NAME(uint64_t)
 #undef GPUVEC_TYPE_NAME
+template <>
+inline const char* type_name<half>() {  // float16, which conversions move
+  return "gpuvec::half";
+}
 
 // gpuvec::Operand<T, S>: an input computed in T and stored as S.
 template <class T, class S>

@@ -1,13 +1,18 @@
 // Scans and counts on the host backend: cumsum and cumprod, histogram and
 // bincount, searchsorted, and the runs of a sorted array.
 //
-// A scan adds each row in order, left to right, as NumPy does, so a float
-// result is NumPy's bits; rows run in parallel on the pool. Counts are made
+// A float scan adds each row in order, left to right, as NumPy does, so its
+// result is NumPy's bits; rows run in parallel on the pool. Integer
+// arithmetic wraps around and is associative, so a long integer row is
+// scanned in pieces on the pool instead: each piece's total first, then
+// each piece again from the totals of the pieces before it. Counts are made
 // in order too: a weighted bin's sum is then the sum NumPy's bincount makes.
 // The arithmetic (wrapping integers, bins, binary searches) is the CUDA
 // kernels' own, from gpuvec/scan_kernels.hpp.
 #include <stdint.h>
 #include <string.h>
+
+#include <memory>
 
 #include "../kit/scan_backends.hpp"
 #include "gpuvec/scan_kernels.hpp"
@@ -19,22 +24,59 @@ namespace {
 // Rows of fewer elements are not worth a thread of their own.
 constexpr int64_t kParallelElements = int64_t{1} << 15;
 
+// out[i] = the scan of in[0..i] from `carry` (the scan of what comes
+// before in[0]), for i < n; or from in[0] itself where `first`.
+template <int Op, class T>
+T scan_run(int64_t n, const T* in, T* out, T carry, bool first) {
+  int64_t i = 0;
+  if (first) out[i++] = carry = in[0];
+  for (; i < n; ++i) out[i] = carry = combine<Op>(carry, in[i]);
+  return carry;
+}
+
+// The combination of in[0..n), n > 0.
+template <int Op, class T>
+T total(int64_t n, const T* in) {
+  T acc = in[0];
+  for (int64_t i = 1; i < n; ++i) acc = combine<Op>(acc, in[i]);
+  return acc;
+}
+
+template <int Op, class T>
+void scan_rows(int64_t rows, int64_t n, const T* x, T* out) {
+  const int threads = workers(rows * n >= kParallelElements);
+  const int64_t count = is_integer_v<T> && rows == 1 ? pieces(n, threads, kParallelElements) : 1;
+  if (count > 1) {
+    const int64_t size = n / count, extra = n % count;
+    const auto begin_of = [&](int64_t p) { return p * size + (p < extra ? p : extra); };
+    std::unique_ptr<T[]> totals(new T[static_cast<size_t>(count)]);  // not vector<bool>
+    for_each(count, true, [&](int64_t p, int) {
+      totals[static_cast<size_t>(p)] = total<Op>(begin_of(p + 1) - begin_of(p), x + begin_of(p));
+    });
+    for (int64_t p = 1; p < count; ++p) {  // each piece's carry: the pieces' before it
+      totals[static_cast<size_t>(p)] =
+          combine<Op>(totals[static_cast<size_t>(p - 1)], totals[static_cast<size_t>(p)]);
+    }
+    for_each(count, true, [&](int64_t p, int) {
+      const int64_t b = begin_of(p);
+      const T carry = p > 0 ? totals[static_cast<size_t>(p - 1)] : T{};
+      scan_run<Op>(begin_of(p + 1) - b, x + b, out + b, carry, p == 0);
+    });
+    return;
+  }
+  for_each(rows, rows > 1 && threads > 1,
+           [&](int64_t r, int) { scan_run<Op>(n, x + r * n, out + r * n, T{}, true); });
+}
+
 }  // namespace
 
 template <class T>
 void scan(gpuvec_scan_op op, int64_t rows, int64_t n, const T* x, T* out, gpuvec_stream) {
-  const bool parallel = rows > 1 && rows * n >= kParallelElements;
-  for_each(rows, parallel, [&](int64_t r, int) {
-    const T* in = x + r * n;
-    T* o = out + r * n;
-    T acc = in[0];
-    o[0] = acc;
-    if (op == GPUVEC_SCAN_SUM) {
-      for (int64_t i = 1; i < n; ++i) o[i] = acc = combine<0>(acc, in[i]);
-    } else {
-      for (int64_t i = 1; i < n; ++i) o[i] = acc = combine<1>(acc, in[i]);
-    }
-  });
+  if (op == GPUVEC_SCAN_SUM) {
+    scan_rows<0>(rows, n, x, out);
+  } else {
+    scan_rows<1>(rows, n, x, out);
+  }
 }
 
 void histogram(int64_t n, const int64_t* bin_of, const double* x, const double* edges,

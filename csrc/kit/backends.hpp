@@ -105,8 +105,9 @@ namespace gpuvec {
   template void reduce<T>(gpuvec_reduce_op, const Layout<2>&, const Layout<1>&, const T*, void*, \
                           double, int64_t, int, gpuvec_stream);
 
-// The (To, From) pairs that cast is compiled for: every pair of dtypes
-// (gpuvec/operand.hpp's convert says how each converts).
+// The (To, From) pairs that cast is compiled for: every pair of the dtypes
+// arrays hold, float16 (half) included (gpuvec/operand.hpp's convert says how
+// each converts).
 #define GPUVEC_CAST_FROM_EACH(X, To) \
   X(To, float)                       \
   X(To, double)                      \
@@ -118,7 +119,8 @@ namespace gpuvec {
   X(To, uint8_t)                     \
   X(To, uint16_t)                    \
   X(To, uint32_t)                    \
-  X(To, uint64_t)
+  X(To, uint64_t)                    \
+  X(To, half)
 #define GPUVEC_CAST_TYPES(X)         \
   GPUVEC_CAST_FROM_EACH(X, float)    \
   GPUVEC_CAST_FROM_EACH(X, double)   \
@@ -130,7 +132,8 @@ namespace gpuvec {
   GPUVEC_CAST_FROM_EACH(X, uint8_t)  \
   GPUVEC_CAST_FROM_EACH(X, uint16_t) \
   GPUVEC_CAST_FROM_EACH(X, uint32_t) \
-  GPUVEC_CAST_FROM_EACH(X, uint64_t)
+  GPUVEC_CAST_FROM_EACH(X, uint64_t) \
+  GPUVEC_CAST_FROM_EACH(X, half)
 
 namespace host {
 GPUVEC_BACKEND_FUNCTIONS

@@ -14,7 +14,8 @@
 
 namespace gpuvec {
 
-// Every dtype: X(code, C type, NumPy's name). A new dtype is a row here.
+// Every dtype the ops compute in: X(code, C type, NumPy's name). A new
+// dtype is a row here.
 #define GPUVEC_DTYPES(X)               \
   X(GPUVEC_FLOAT32, float, "float32")  \
   X(GPUVEC_FLOAT64, double, "float64") \
@@ -27,6 +28,14 @@ namespace gpuvec {
   X(GPUVEC_UINT16, uint16_t, "uint16") \
   X(GPUVEC_UINT32, uint32_t, "uint32") \
   X(GPUVEC_UINT64, uint64_t, "uint64")
+
+// Every dtype an array may hold: those, and float16, which the ops read as
+// float32 (the boundary converts it) and which copies and conversions move.
+// No op kernel is instantiated for half: with_dtype dispatches over the
+// compute dtypes alone, with_stored_dtype over these.
+#define GPUVEC_STORAGE_DTYPES(X) \
+  GPUVEC_DTYPES(X)               \
+  X(GPUVEC_FLOAT16, half, "float16")
 
 inline bool is_float(gpuvec_dtype dtype) {
   return dtype == GPUVEC_FLOAT32 || dtype == GPUVEC_FLOAT64;
@@ -63,7 +72,7 @@ inline const char* dtype_name(gpuvec_dtype dtype) {
 #define GPUVEC_NAME(code, type, name) \
   case code:                          \
     return name;
-    GPUVEC_DTYPES(GPUVEC_NAME)
+    GPUVEC_STORAGE_DTYPES(GPUVEC_NAME)
 #undef GPUVEC_NAME
   }
   return "an unknown dtype";
@@ -78,8 +87,9 @@ decltype(auto) with_float(gpuvec_dtype dtype, Body&& body) {
               std::string("a float dtype was expected, got ") + dtype_name(dtype));
 }
 
-// Calls body(T{}) with T the type of any dtype; a bool is C++'s bool, one
-// byte holding 0 or 1 as NumPy's does.
+// Calls body(T{}) with T the type of any dtype the ops compute in (float16,
+// stored only, is with_stored_dtype's); a bool is C++'s bool, one byte
+// holding 0 or 1 as NumPy's does.
 template <class Body>
 decltype(auto) with_dtype(gpuvec_dtype dtype, Body&& body) {
   switch (dtype) {
@@ -88,14 +98,28 @@ decltype(auto) with_dtype(gpuvec_dtype dtype, Body&& body) {
     return body(type{});
     GPUVEC_DTYPES(GPUVEC_CASE)
 #undef GPUVEC_CASE
+    case GPUVEC_FLOAT16:  // stored only: no op computes in it
+      break;
+  }
+  if (dtype == GPUVEC_FLOAT16) {
+    throw_invalid_argument(
+        "float16 data is not taken here: convert it with astype(numpy.float32) first");
   }
   throw_invalid_argument("unknown dtype code " + std::to_string(static_cast<int>(dtype)));
+}
+
+// Calls body(T{}) with T the type of any dtype an array may hold: with_dtype's,
+// and half for float16.
+template <class Body>
+decltype(auto) with_stored_dtype(gpuvec_dtype dtype, Body&& body) {
+  if (dtype == GPUVEC_FLOAT16) return body(half{});
+  return with_dtype(dtype, static_cast<Body&&>(body));
 }
 
 // Whether T is the type of a dtype.
 #define GPUVEC_IS(code, type, name) || std::is_same_v<T, type>
 template <class T>
-constexpr bool kHasDtype = false GPUVEC_DTYPES(GPUVEC_IS);
+constexpr bool kHasDtype = false GPUVEC_STORAGE_DTYPES(GPUVEC_IS);
 #undef GPUVEC_IS
 
 // The dtype of a C type.
@@ -104,13 +128,13 @@ constexpr gpuvec_dtype dtype_of() {
   static_assert(kHasDtype<T>, "a type with a gpuvec dtype");
 #define GPUVEC_CODE(code, type, name) \
   if constexpr (std::is_same_v<T, type>) return code;
-  GPUVEC_DTYPES(GPUVEC_CODE)
+  GPUVEC_STORAGE_DTYPES(GPUVEC_CODE)
 #undef GPUVEC_CODE
   return GPUVEC_FLOAT64;  // not reached
 }
 
 inline size_t itemsize(gpuvec_dtype dtype) {
-  return with_dtype(dtype, [](auto zero) { return sizeof(zero); });
+  return with_stored_dtype(dtype, [](auto zero) { return sizeof(zero); });
 }
 
 // A scalar's value as T (of a gpuvec_array or a HostView), converted as
@@ -127,14 +151,15 @@ T scalar_value(const Scalar& a) {
 // astype with casting="unsafe").
 inline bool convertible(gpuvec_dtype, gpuvec_dtype) { return true; }
 
-// Calls body(To{}, From{}) with the types of two dtypes.
+// Calls body(To{}, From{}) with the types of two dtypes that arrays hold
+// (float16 included).
 template <class Body>
 void with_conversion(gpuvec_dtype to, gpuvec_dtype from, Body&& body) {
   // To is named in the outer lambda: GCC 12 takes decltype(t) of the outer
   // parameter, once the inner lambda uses t, for a reference type.
-  with_dtype(to, [&](auto t) {
+  with_stored_dtype(to, [&](auto t) {
     using To = decltype(t);
-    with_dtype(from, [&](auto f) {
+    with_stored_dtype(from, [&](auto f) {
       using From = decltype(f);
       body(To{}, From{});
     });

@@ -18,6 +18,7 @@ crosses them; from the bottom up:
     _elementwise  the elementwise ops of the op table
     _reduce       the reductions of the op table
     _select       boolean masks: x[mask] and x[mask] = values
+    _scan         scans, sorts and counts: cumsum, sort, searchsorted, histogram
     _kernels      users' kernels: modules, launches, Elementwise/ReductionKernel
 """
 

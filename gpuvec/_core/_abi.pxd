@@ -61,6 +61,7 @@ cdef extern from "gpuvec/gpuvec.h" nogil:
         GPUVEC_UINT16
         GPUVEC_UINT32
         GPUVEC_UINT64
+        GPUVEC_FLOAT16
 
     ctypedef enum gpuvec_memory:
         GPUVEC_MEMORY_HOST

@@ -7,6 +7,8 @@ from gpuvec._core._operands cimport Operands
 
 # target[...] = source, broadcast, the dtype converted, across host and device.
 cdef int copy(object target, object source) except -1
+# A float32 result rounded to float16: a new array (or NumPy scalar).
+cdef object as_float16(object result, object stream)
 # ResultSlot operands of device data, copied into device memory.
 cdef int device_scalars(Operands ops, object stream) except -1
 # A new bool DeviceArray on `device` holding a C-ordered host bool array.

@@ -41,8 +41,8 @@ cdef int copy(object target, object source) except -1:
     cdef gpuvec_dtype out_code
     cdef Py_ssize_t size = 1
     add(ops, source, "source")
-    # Host ints and float16 are converted by NumPy into the dtype the copy
-    # writes (add keeps them as they are until the dtype is known).
+    # Host ints are converted by NumPy into the dtype the copy writes (add
+    # keeps them as they are until the dtype is known); floats by gpuvec.
     out_code = code_of(target.dtype)
     convert_host_inputs(ops, dtype_of_code(out_code))
     # The copy runs on the device that holds the device data (one device: the
@@ -110,8 +110,8 @@ def copy_into(target, source):
 def to_device(array, dtype=None, stream=None):
     """A new DeviceArray holding a copy of host data (anything NumPy takes),
     of `dtype` (check_array_dtype's). By default bools and integers keep
-    their dtype, and floats take the policy's (result_dtype: their own, the
-    precision's where one is set, float32 for float16)."""
+    their dtype, and floats take the policy's (result_dtype: their own, or
+    the precision's where one is set)."""
     array = as_real_array(array, "x")
     held = native_dtype(array.dtype)
     if dtype is not None:
@@ -121,7 +121,7 @@ def to_device(array, dtype=None, stream=None):
     else:
         target = held
     if held not in ARRAY_DTYPES:
-        array = array.astype(target)  # float16: NumPy converts it
+        array = array.astype(target)  # a longer float: NumPy converts it
     result = new_array(array.shape, target, stream)
     # Converted by gpuvec on either backend (never by NumPy, whose values for
     # what an integer dtype cannot hold depend on the processor).
@@ -147,6 +147,20 @@ cdef object _host_result(tuple shape, object dtype, Py_ssize_t nbytes):
     if memory is None:
         return np.empty(shape, dtype)
     return np.frombuffer(memory, dtype).reshape(shape)
+
+
+cdef object as_float16(object result, object stream):
+    """A new float16 array (or NumPy scalar) of a float32 result's values,
+    each rounded to the nearest float16: the result of an op whose NumPy
+    result is float16, which gpuvec computes in float32 as NumPy does.
+    NumPy rounds its own arrays, as gpuvec's conversion does."""
+    cdef ArrayFields f
+    if not isinstance(result, ArrayFields):
+        return result.astype(FLOAT16)
+    f = <ArrayFields>result
+    rounded = new_device_array(f._shape, FLOAT16, f._device, stream, f._host is not None)
+    copy(rounded, result)
+    return rounded
 
 
 cdef int device_scalars(Operands ops, object stream) except -1:

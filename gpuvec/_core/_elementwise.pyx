@@ -14,7 +14,7 @@ from libc.stdint cimport int64_t
 from libc.string cimport memset
 
 from gpuvec._core._abi cimport *
-from gpuvec._core._copy cimport copy, device_scalars, upload_bools
+from gpuvec._core._copy cimport as_float16, copy, device_scalars, upload_bools
 from gpuvec._core._launch cimport fill_launch, parse_threads_per_block
 from gpuvec._core._operands cimport *
 from gpuvec._core._results cimport *
@@ -89,6 +89,9 @@ def elementwise(int op, tuple args, tuple names, out=None, dtype=None, threads_p
     `extra_dtypes` take part in the dtype policy without being operands.
     `where`'s condition (its first argument) is a bool array. The
     truth-value ops (comparisons, logical ops, tests) return bool arrays.
+    Where NumPy's result is float16, the op computes in float32 (as NumPy's
+    float16 loops do) and its result is rounded to float16, through the
+    path of an out of another dtype.
     """
     cdef Operands ops = Operands()
     cdef int64_t shape[GPUVEC_MAX_NDIM]
@@ -118,6 +121,10 @@ def elementwise(int op, tuple args, tuple names, out=None, dtype=None, threads_p
     else:
         compute = compute_dtype(ops, dtype, first, _UFUNCS.get(op), _KINDS.get(op))
     out_dtype = _RESULTS.get(op) or compute
+    # A float16 result: computed in float32, into a float32 result that is
+    # then rounded to float16 (cast into out, or into a new array).
+    cdef bint half = out_dtype == FLOAT16
+    compute = computed_in(compute)
     if compute.kind in "iu" and op in _INTEGER_CHECKED:
         _check_integer_operands(op, ops, compute)
     convert_host_inputs(ops, compute, first)
@@ -129,11 +136,14 @@ def elementwise(int op, tuple args, tuple names, out=None, dtype=None, threads_p
         device_scalars(ops, stream)
     if out is not None:
         check_out_dtype(out, out_dtype)
+    if half:
+        out_dtype = FLOAT32
     ndim = broadcast(ops, 0, shape)
     if out is not None:
         ndim = broadcast_to_out(ops, out, ndim, shape)
     target = None  # an out of another dtype: the result is cast into it
-    if out is not None and check_out(out, ops, ndim, shape, out_dtype):
+    # (a float16 result is rounded to float16 first, whatever out's dtype, as NumPy's)
+    if out is not None and (check_out(out, ops, ndim, shape, out_dtype) or half):
         target, out = out, None
     for k in range(ndim):
         size *= shape[k]
@@ -146,6 +156,8 @@ def elementwise(int op, tuple args, tuple names, out=None, dtype=None, threads_p
                       _call_elementwise, &call, LIKE_OPERANDS | NUMPY_SCALAR)
     if not ops.device_mode and size and launch.backend == GPUVEC_BACKEND_CUDA:
         count_staged(ops, 0, size, call.compute, size * itemsize_of(result_code))
+    if half and (target is None or target.dtype != FLOAT16):
+        result = as_float16(result, stream)  # a float16 out rounds it as it takes it
     if target is not None:
         if ops.device_mode:
             copy(target, result)

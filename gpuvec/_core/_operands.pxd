@@ -5,6 +5,7 @@ from libc.stdint cimport int64_t, uintptr_t
 
 from gpuvec._core._abi cimport (
     GPUVEC_BOOL,
+    GPUVEC_FLOAT16,
     GPUVEC_FLOAT32,
     GPUVEC_INT8,
     GPUVEC_INT16,
@@ -25,7 +26,7 @@ cdef class ArrayFields:
     cdef public uintptr_t _address  # device address of element (0, ..., 0); 0 on the host
     cdef public tuple _shape
     cdef public tuple _strides  # in bytes, as in NumPy
-    cdef public object _dtype  # numpy.dtype: float32, float64 or bool
+    cdef public object _dtype  # numpy.dtype: one of ARRAY_DTYPES
     cdef public int _device
     cdef public object _stream  # the gpuvec.Stream that last wrote the data, or None
     cdef public bint _readonly
@@ -34,7 +35,7 @@ cdef class ArrayFields:
 
 
 # NumPy's dtypes of the ABI's.
-cdef object FLOAT32, FLOAT64, INT64, BOOL
+cdef object FLOAT16, FLOAT32, FLOAT64, INT64, BOOL
 
 
 # Where an operand is, as one call sees it.
@@ -77,6 +78,7 @@ cpdef object native_byte_order(object array)
 cpdef object native_dtype(object dt)
 cdef object compute_dtype(Operands ops, object dtype, int first=*, object ufunc=*,
                           str kinds=*)
+cdef object computed_in(object dtype)
 cdef object truth_compute_dtype(Operands ops, object dtype, int first=*, bint logical=*,
                                 object ufunc=*, str kinds=*)
 cdef int convert_host_inputs(Operands ops, object compute, int first=*,
@@ -116,6 +118,6 @@ cdef inline Py_ssize_t itemsize_of(gpuvec_dtype dtype) noexcept:
         return 4
     if dtype == GPUVEC_BOOL or dtype == GPUVEC_INT8 or dtype == GPUVEC_UINT8:
         return 1
-    if dtype == GPUVEC_INT16 or dtype == GPUVEC_UINT16:
+    if dtype == GPUVEC_INT16 or dtype == GPUVEC_UINT16 or dtype == GPUVEC_FLOAT16:
         return 2
     return 8

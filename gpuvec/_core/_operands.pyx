@@ -15,10 +15,10 @@ gpuvec._dtypes above it. It holds
 Every op argument becomes one gpuvec_array descriptor (gpuvec/gpuvec.h):
   - a DeviceArray: its device memory (or, on the host backend, its NumPy
     array), read from its C struct fields (ArrayFields);
-  - a NumPy array: its own memory, whatever its strides; float32 and
-    float64 are read as they are (the C++ side converts them as it reads),
-    other real dtypes are converted by NumPy first, and so is data in the
-    other byte order (native_byte_order: the kernels read native numbers);
+  - a NumPy array: its own memory, whatever its strides; float16, float32
+    and float64 are read as they are (the C++ side converts them as it
+    reads), ints are converted by NumPy first, and so is data in the other
+    byte order (native_byte_order: the kernels read native numbers);
   - a Python or NumPy number: a scalar, which has no memory at all;
   - anything else: another library's GPU array (shared, not copied), or
     whatever NumPy makes of it (a list, say).
@@ -64,6 +64,7 @@ __all__ = [
 ]
 
 MAX_NDIM = GPUVEC_MAX_NDIM
+FLOAT16 = np.dtype(np.float16)
 FLOAT32 = np.dtype(np.float32)
 FLOAT64 = np.dtype(np.float64)
 INT64 = np.dtype(np.int64)
@@ -82,10 +83,12 @@ _DTYPE_OF_CODE = {
     GPUVEC_UINT16: np.dtype(np.uint16),
     GPUVEC_UINT32: np.dtype(np.uint32),
     GPUVEC_UINT64: np.dtype(np.uint64),
+    GPUVEC_FLOAT16: FLOAT16,
 }
 _CODE_OF_DTYPE = {dtype: code for code, dtype in _DTYPE_OF_CODE.items()}
-# What a DeviceArray holds: every real dtype but float16. The ops compute in
-# SUPPORTED_DTYPES (and bool for the truth-value ops), converting the others.
+# What a DeviceArray holds: every real dtype. The float ops compute in
+# SUPPORTED_DTYPES (float16 in float32, as NumPy's float16 loops do: the
+# result, rounded to float16, is NumPy's), converting the others.
 ARRAY_DTYPES = tuple(_DTYPE_OF_CODE.values())
 # ... as messages name them.
 ARRAY_DTYPE_NAMES = ", ".join(str(dtype) for dtype in ARRAY_DTYPES)
@@ -196,7 +199,7 @@ cpdef object as_real_array(object value, str name):
     if array.dtype.kind not in "biuf":
         raise TypeError(
             f"{name} has dtype {array.dtype}, which gpuvec does not support: "
-            "gpuvec computes on real numbers (bool, int, float32 or float64)"
+            "gpuvec computes on real numbers (bool, int, float16, float32 or float64)"
         )
     return array
 
@@ -256,8 +259,7 @@ cpdef object check_dtype(object dtype):
 
 cpdef object check_array_dtype(object dtype):
     """The dtype of a new DeviceArray: one of ARRAY_DTYPES, every real dtype
-    but float16 (``">f8"`` is float64: device data is in the machine's byte
-    order).
+    (``">f8"`` is float64: device data is in the machine's byte order).
 
     Examples
     --------
@@ -267,7 +269,7 @@ cpdef object check_array_dtype(object dtype):
     Traceback (most recent call last):
         ...
     TypeError: dtype must be one of float32, float64, bool, int8, int16, int32, int64, uint8, \
-uint16, uint32, uint64; got complex64
+uint16, uint32, uint64, float16; got complex64
     """
     try:
         dt = native_dtype(np.dtype(dtype))
@@ -279,7 +281,8 @@ uint16, uint32, uint64; got complex64
 
 
 def result_dtype(*inputs, dtype=None):
-    """The dtype an op computes and returns in.
+    """The dtype an op returns in: the dtype it computes in, or float16,
+    which it computes in float32 (as NumPy's float16 loops do) and rounds to.
 
     Parameters
     ----------
@@ -299,6 +302,8 @@ def result_dtype(*inputs, dtype=None):
     dtype('float64')
     >>> result_dtype(np.ones(3), dtype=np.float32)
     dtype('float32')
+    >>> result_dtype(np.ones(3, np.float16), 2.0)
+    dtype('float16')
     """
     explicit = check_dtype(dtype)
     if explicit is not None:
@@ -323,6 +328,14 @@ def result_dtype(*inputs, dtype=None):
         return chosen
     if common.kind in "biu":
         return FLOAT64
+    return _float_result(common)
+
+
+cdef object _float_result(object common):
+    """The result dtype of a float loop: float16 (computed in float32),
+    float32 or float64."""
+    if common.itemsize <= 2:
+        return FLOAT16
     return FLOAT32 if common.itemsize <= 4 else FLOAT64
 
 
@@ -497,8 +510,8 @@ cdef int add(Operands ops, object value, str name) except -1:
         a.scalar = float(value)
         if value.dtype.kind == "b":
             a.dtype = GPUVEC_BOOL
-        else:
-            a.dtype = GPUVEC_FLOAT32 if value.dtype == FLOAT32 else GPUVEC_FLOAT64
+        else:  # float16, float32 or float64 (a longer float as float64)
+            a.dtype = code_of(value.dtype)
         return 0
     if isinstance(value, ArrayFields):  # a subclass
         ops.objects.append(value)
@@ -515,15 +528,15 @@ cdef int add(Operands ops, object value, str name) except -1:
 
 
 cdef int _add_host_array(Operands ops, int k, cnp.ndarray array, str name) except -1:
-    """Operand k is a NumPy array (of type ndarray or matrix). Float32,
-    float64 and bool data in native byte order is read where it is; ints and
-    float16 are kept for NumPy to convert once the compute dtype is known."""
+    """Operand k is a NumPy array (of type ndarray or matrix). Float16,
+    float32, float64 and bool data in native byte order is read where it is;
+    ints are kept for NumPy to convert once the compute dtype is known."""
     if not (cnp.PyArray_ISBOOL(array) or cnp.PyArray_ISINTEGER(array)
             or cnp.PyArray_ISFLOAT(array)):
         as_real_array(array, name)  # the TypeError naming the argument
     cdef int npy_type = cnp.PyArray_TYPE(array)
     cdef bint direct = (npy_type == cnp.NPY_FLOAT32 or npy_type == cnp.NPY_FLOAT64
-                        or npy_type == cnp.NPY_BOOL)
+                        or npy_type == cnp.NPY_BOOL or npy_type == cnp.NPY_FLOAT16)
     # The type number ignores byte order: '>f8' is NPY_FLOAT64 too, and its
     # bytes read as native numbers are garbage. (The others' astype converts.)
     if direct and not cnp.PyArray_ISNOTSWAPPED(array):
@@ -531,9 +544,9 @@ cdef int _add_host_array(Operands ops, int k, cnp.ndarray array, str name) excep
     if direct and not whole_elements(array):
         array = np.array(array, order="C")  # rare: a view with byte strides between elements
     ops.objects.append(array)
-    if direct:  # read as it is: the C++ side converts a bool as it reads it
+    if direct:  # read as it is: the C++ side converts a bool or float16 as it reads it
         return describe_host_array(ops, k, array)
-    # Ints and float16, converted by NumPy once the dtype is known.
+    # Ints, converted by NumPy once the dtype is known.
     ops.kinds[k] = HOST_DATA
     ops.arrays[k].memory = GPUVEC_MEMORY_HOST
     ops.arrays[k].dtype = GPUVEC_INT64
@@ -561,14 +574,15 @@ cdef object precision():
 
 cdef object compute_dtype(Operands ops, object dtype, int first=0, object ufunc=None,
                           str kinds=None):
-    """The dtype the op computes in.
+    """The dtype the op computes in, or FLOAT16: computed in float32, the
+    result rounded to float16 (the caller maps it: as_computed).
 
     Float32 and float64 operands (with bools and Python numbers beside them)
     are decided here, in C: the policy (result_dtype). An op of the table
     passes its NumPy ufunc and its kinds column: any other operands (ints,
-    bools alone, Python numbers alone) go to loop_dtype, NumPy's own
-    resolution. Without `kinds` (the reductions), ints compute in the
-    policy's float dtype."""
+    float16, bools alone, Python numbers alone) go to loop_dtype, NumPy's own
+    resolution. Without `kinds` (the reductions), ints and float16 take
+    result_dtype."""
     cdef int k
     cdef bint any_float64 = False, any_strong = False
     if dtype is not None:
@@ -598,10 +612,11 @@ def loop_dtype(ufunc, str kinds, values, bint truth=False):
     dtypes the op has kernels of (its kinds column, op_table.h).
 
     An integer or bool loop that the op has no kernel of computes in the
-    float dtype NumPy's float-only ufuncs take for it; float16 computes in
-    float32 (NumPy too computes a float16 op in float32: rounded to float16
-    its result would be NumPy's). A float result follows the precision. An
-    op without a ufunc (`ufunc` None) takes ``numpy.result_type``.
+    float dtype NumPy's float-only ufuncs take for it. A float16 loop gives
+    FLOAT16: the op computes in float32 and its result is rounded to
+    float16, as NumPy computes its float16 loops (as_computed maps it). A
+    float result follows the precision. An op without a ufunc (`ufunc`
+    None) takes ``numpy.result_type``.
 
     Raises
     ------
@@ -619,6 +634,8 @@ def loop_dtype(ufunc, str kinds, values, bint truth=False):
     dtype('uint8')
     >>> loop_dtype(np.sqrt, "f", (np.arange(3, dtype=np.int16),))
     dtype('float32')
+    >>> loop_dtype(np.sqrt, "f", (np.arange(3, dtype=np.int8),))
+    dtype('float16')
     """
     signature = []
     for value in values:
@@ -632,6 +649,42 @@ def loop_dtype(ufunc, str kinds, values, bint truth=False):
             signature.append(value.dtype)
         else:
             signature.append(np.asarray(value).dtype)
+    key = (ufunc, kinds, tuple(signature))
+    common = _loops.get(key)
+    if common is None:
+        common = _kernel_loop(ufunc, kinds, values, signature)
+        _loops[key] = common
+    if common.kind == "f":
+        chosen = precision()
+        if chosen is not None:
+            return chosen
+        return _float_result(common)
+    if common.kind not in "biu":
+        raise TypeError(f"gpuvec computes on real numbers; the inputs have dtype {common}")
+    if common.kind in "iu":
+        limits = _limits.get(common)
+        if limits is None:
+            limits = _limits[common] = np.iinfo(common)
+        for value in values:
+            if type(value) is int and not limits.min <= value <= limits.max:
+                if not truth:
+                    raise OverflowError(f"Python integer {value} out of bounds for {common}")
+                common = np.result_type(common, np.min_scalar_type(value))
+                if common.kind == "f":
+                    return FLOAT64
+    return common
+
+
+# NumPy's loop for each (ufunc, kinds, operand dtypes), Python numbers as
+# their weak types: resolving it takes microseconds, and a notebook calls one
+# op on the same dtypes over and over. Few entries: one per combination seen.
+cdef dict _loops = {}
+cdef dict _limits = {}  # np.iinfo of each integer dtype
+
+
+cdef object _kernel_loop(object ufunc, str kinds, object values, list signature):
+    """NumPy's loop dtype for these operands, moved to a float loop where the
+    op has no kernel of NumPy's integer or bool loop (its kinds column)."""
     if ufunc is not None:
         try:
             loop = ufunc.resolve_dtypes(tuple(signature) + (None,) * ufunc.nout)
@@ -645,23 +698,14 @@ def loop_dtype(ufunc, str kinds, values, bint truth=False):
     if common.kind in "iu" and "i" not in kinds and "u" not in kinds \
             or common.kind == "b" and "b" not in kinds:
         common = np.promote_types(common, np.float16)  # a float-only op's loop
-    if common.kind == "f":
-        chosen = precision()
-        if chosen is not None:
-            return chosen
-        return FLOAT32 if common.itemsize <= 4 else FLOAT64
-    if common.kind not in "biu":
-        raise TypeError(f"gpuvec computes on real numbers; the inputs have dtype {common}")
-    if common.kind in "iu":
-        limits = np.iinfo(common)
-        for value in values:
-            if type(value) is int and not limits.min <= value <= limits.max:
-                if not truth:
-                    raise OverflowError(f"Python integer {value} out of bounds for {common}")
-                common = np.result_type(common, np.min_scalar_type(value))
-                if common.kind == "f":
-                    return FLOAT64
     return common
+
+
+cdef object computed_in(object dtype):
+    """The dtype an op computes in for the result dtype that compute_dtype,
+    truth_compute_dtype or loop_dtype chose: float32 for float16 (NumPy's
+    float16 loops compute in float32 too), else that dtype itself."""
+    return FLOAT32 if dtype == FLOAT16 else dtype
 
 
 cdef object truth_compute_dtype(Operands ops, object dtype, int first=0,
@@ -691,10 +735,10 @@ cdef object truth_compute_dtype(Operands ops, object dtype, int first=0,
 
 cdef int convert_host_inputs(Operands ops, object compute, int first=0,
                              bint keep_bool=True) except -1:
-    """Host arrays of dtypes other than float32, float64 and bool (ints,
-    float16) become arrays of the compute dtype; NumPy converts them (an
-    array of that dtype already is read where it is). Bools stay as they are
-    (the C++ side converts them as it reads them) when `keep_bool`. For an
+    """Host arrays of dtypes other than float16, float32, float64 and bool
+    (ints) become arrays of the compute dtype; NumPy converts them (an array
+    of that dtype already is read where it is). Floats are converted by the
+    C++ side as it reads them, and so are bools when `keep_bool`. For an
     integer compute dtype, integer scalars are given as exact integers."""
     cdef int k
     cdef gpuvec_array* a
@@ -702,7 +746,7 @@ cdef int convert_host_inputs(Operands ops, object compute, int first=0,
     for k in range(first, ops.count):
         a = &ops.arrays[k]
         if ops.kinds[k] == HOST_DATA \
-                and a.dtype not in (GPUVEC_FLOAT32, GPUVEC_FLOAT64) \
+                and a.dtype not in (GPUVEC_FLOAT32, GPUVEC_FLOAT64, GPUVEC_FLOAT16) \
                 and not (keep_bool and a.dtype == GPUVEC_BOOL):
             converted = native_byte_order(ops.objects[k]).astype(compute, copy=False)
             if not whole_elements(converted):

@@ -17,7 +17,7 @@ import warnings
 from numpy.exceptions import AxisError
 
 from gpuvec._core._abi cimport *
-from gpuvec._core._copy cimport device_scalars
+from gpuvec._core._copy cimport as_float16, device_scalars
 from gpuvec._core._launch cimport fill_launch, parse_threads_per_block
 from gpuvec._core._memory cimport count_transfer
 from gpuvec._core._operands cimport *
@@ -90,6 +90,10 @@ def reduce(int op, x, y=None, axis=None, bint keepdims=False, dtype=None,
     The rows of two results (mean_var, mean_std) return a tuple of two results
     of the form above, from one result array of a leading dimension 2 (the
     planes are its views).
+
+    Where NumPy's result is float16 (sum, mean, max, std, ... of float16
+    data), x is read as float32 and reduced in it, as NumPy reduces float16,
+    and the float32 result is rounded to float16 before it takes its form.
     """
     cdef Operands ops = Operands()
     cdef int64_t shape[GPUVEC_MAX_NDIM]
@@ -105,6 +109,7 @@ def reduce(int op, x, y=None, axis=None, bint keepdims=False, dtype=None,
     cdef Py_ssize_t out_size = 1
     cdef gpuvec_dtype code
     cdef bint paired = op in _PAIRED_REDUCTIONS
+    cdef bint half = False  # NumPy's result is float16: reduced in float32, then rounded
     # A number is reduced as a 0-d array.
     add(ops, np.asarray(x) if is_python_number(x) or isinstance(x, np.generic) else x, "x")
     if y is not None:
@@ -120,7 +125,9 @@ def reduce(int op, x, y=None, axis=None, bint keepdims=False, dtype=None,
     elif whole and ops.objects[0].dtype.kind == "b" and op in _ACCUMULATING_REDUCTIONS:
         code = GPUVEC_INT64  # NumPy's sum of bools counts them in int64
     else:
-        code = code_of(compute_dtype(ops, dtype))
+        compute = compute_dtype(ops, dtype)
+        half = compute == FLOAT16
+        code = code_of(computed_in(compute))
     convert_host_inputs(ops, numpy_dtype(code))  # bools stay bools: the C++ side reads them
     if y is not None:
         xs, ys = shape_of(ops.objects[0]), shape_of(ops.objects[1])
@@ -181,6 +188,8 @@ def reduce(int op, x, y=None, axis=None, bint keepdims=False, dtype=None,
                       (2,) + plane_shape if paired else plane_shape)
     if host_values:
         return _shape_reduction(result, ops, axes, keepdims, axis, out_code, True)
+    if half and result_kind < 0:
+        result = as_float16(result, stream)
     if ops.device_mode:
         return _planes(result, plane_shape) if paired else result
     if out_size and launch.backend == GPUVEC_BACKEND_CUDA:

@@ -45,7 +45,7 @@ from gpuvec.creation import empty
 from gpuvec.device_array import DeviceArray
 from gpuvec.fusion import _codegen
 from gpuvec.fusion._graph import Graph, Node, shapes
-from gpuvec.kernels import RawKernel
+from gpuvec.kernels import RawKernel, _frontend
 from gpuvec.kernels._spec import C_TYPES
 
 __all__ = ["POLICIES", "RowKernel", "row_kernel"]
@@ -264,7 +264,10 @@ class RowKernel:
         kernel = self._kernels.get((row_args, mode, fixed))
         if kernel is None:
             source = self.source(row_args, mode, fixed)
-            kernel = RawKernel(source, self.name, source_name=f"{self.name}.cu")
+            # gpuvec's own code, whose "buffers" mode is for the host alone:
+            # NVRTC's check of users' kernels (kernels/_frontend.py) is not for it.
+            with _frontend.skipped():
+                kernel = RawKernel(source, self.name, source_name=f"{self.name}.cu")
             self._kernels[(row_args, mode, fixed)] = kernel
         return kernel
 

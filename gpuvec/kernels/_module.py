@@ -23,7 +23,15 @@ from pathlib import Path
 from gpuvec import _core
 from gpuvec._errors import CompileError, CudaError
 from gpuvec.device_array import DeviceArray
-from gpuvec.kernels import _cache, _compile_errors, _host_compiler, _nvrtc, _signature, _source
+from gpuvec.kernels import (
+    _cache,
+    _compile_errors,
+    _frontend,
+    _host_compiler,
+    _nvrtc,
+    _signature,
+    _source,
+)
 
 __all__ = ["Kernel", "RawKernel", "SourceModule"]
 
@@ -116,7 +124,11 @@ class SourceModule:
     The compiled code is cached on disk (see ``GPUVEC_CACHE_DIR``), so a
     second run of the same source loads in milliseconds. NVRTC compiles with
     ``--fmad=false`` and the host with ``-ffp-contract=off``: no ``a*b + c``
-    is fused into an FMA, and both backends give the same bits.
+    is fused into an FMA, and both backends give the same bits. Without a
+    GPU, NVRTC (where installed: it needs no GPU) checks the source before
+    the host compile, so that what a GPU rejects, such as a call to a host
+    function, raises ``CompileError`` there too (``GPUVEC_NVRTC_CHECK=0``
+    turns it off).
 
     Examples
     --------
@@ -160,6 +172,7 @@ class SourceModule:
             for name in (k.name, k.qualified_name)
         }
         self._cooperative = _signature.uses_cooperation(source)
+        self._front_end_check = _frontend.applies()  # not for gpuvec's host-only kernels
         self._compiled: dict[tuple[int, bool], _Compiled] = {}
         self._functions: dict[str, Kernel] = {}
         self._compiled_for(_core.backend_code(), False)  # compile errors show up here
@@ -248,6 +261,10 @@ class SourceModule:
             self._compiled[key] = compiled
         return compiled
 
+    def _nvrtc_options(self) -> list[str]:
+        # gpuvec's headers, as the host compiler has them: one source for both
+        return [*_NVRTC_OPTIONS, f"-I{_INCLUDE_DIR}", *self.options]
+
     def _compile_nvrtc(self) -> _Compiled:
         names = list(self._signatures)
         # NVRTC takes the full C++ expressions (namespaces included).
@@ -255,8 +272,7 @@ class SourceModule:
         image, lowered = compile_nvrtc(
             _source.nvrtc_source(self.source),
             self.name,
-            # gpuvec's headers, as the host compiler has them: one source for both
-            [*_NVRTC_OPTIONS, f"-I{_INCLUDE_DIR}", *self.options],
+            self._nvrtc_options(),
             expressions,
             self._compile_error,
             key_source=self.source,
@@ -266,6 +282,17 @@ class SourceModule:
 
     def _compile_host(self, checked: bool) -> _Compiled:
         names = list(self._signatures)
+        # NVRTC reads the source first, as on a GPU: what a GPU rejects fails here too
+        # (unless NVRTC has compiled it for the GPU already).
+        if self._front_end_check and (_BACKEND_CUDA, False) not in self._compiled:
+            _frontend.check(
+                _source.nvrtc_source(self.source),
+                self.name,
+                self._nvrtc_options(),
+                [self._signatures[n].expression for n in names],
+                self._compile_error,
+                kernel_cache(),
+            )
         text, symbols = _source.host_source(self.source, names, self.name, checked)
         path = compile_host(
             text,

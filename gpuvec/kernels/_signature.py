@@ -104,7 +104,10 @@ _TYPE_WORDS = _INTEGER_WORDS | _CV | _QUALIFIERS | {"float", "double", "bool", "
 # run as fibers that can wait for each other. Cooperative groups' barriers
 # are `.sync()` calls that a name alone cannot tell, so the namespace's name
 # counts. Any other __*_sync intrinsic (__match_any_sync, __reduce_add_sync)
-# exchanges values across a warp too.
+# exchanges values across a warp too. So do the calls a thread may spin on,
+# waiting for another thread of its block (__nanosleep, fences; atomics and
+# volatile parameters: uses_cooperation): a fiber that spins lets the others
+# run, where a plain loop would run the spinning thread forever.
 _COOPERATIVE_NAMES = frozenset(
     {
         "__syncthreads",
@@ -114,6 +117,29 @@ _COOPERATIVE_NAMES = frozenset(
         "__syncwarp",
         "__activemask",
         "cooperative_groups",
+        "__nanosleep",
+        "__threadfence",
+        "__threadfence_block",
+        "__threadfence_system",
+    }
+)
+# The atomics: a spin when a loop's condition calls one, or in a source with
+# an endless loop (`for (;;)`, `while (true)`, `while (1)`) that may leave by
+# a `break`. Elsewhere (a histogram's atomicAdd) they cannot wait, and the
+# kernel keeps the plain loop, many times faster than fibers.
+_ATOMICS = frozenset(
+    {
+        "atomicAdd",
+        "atomicSub",
+        "atomicExch",
+        "atomicMin",
+        "atomicMax",
+        "atomicInc",
+        "atomicDec",
+        "atomicCAS",
+        "atomicAnd",
+        "atomicOr",
+        "atomicXor",
     }
 )
 
@@ -373,13 +399,18 @@ def bind(kernel: KernelSignature, name_expression: str) -> KernelSignature:
 
 
 def uses_cooperation(source: str) -> bool:
-    """Whether `source` calls a barrier or a warp intrinsic, outside comments and strings.
+    """Whether `source` calls a barrier, a warp intrinsic or what a spin waits on.
 
-    The host backend then runs each block's threads as fibers that can wait
-    for each other at ``__syncthreads()``; otherwise as a plain loop, which
-    is much faster. Preprocessor lines count (a ``#define SYNC
-    __syncthreads()`` is a barrier), and so does the whole source, not each
-    kernel: a kernel may reach a barrier through a ``__device__`` function.
+    Outside comments and strings. The host backend then runs each block's
+    threads as fibers that can wait for each other at ``__syncthreads()``,
+    or let each other run while one spins: on ``__nanosleep()`` or a fence,
+    on an atomic in a loop's condition (or anywhere, in a source with an
+    endless loop), or on a ``volatile`` pointer parameter (whose reads checked
+    mode sees; other ``volatile`` reads are plain loads that nothing can
+    hook). Otherwise as a plain loop, which is much faster.
+    Preprocessor lines count (a ``#define SYNC __syncthreads()`` is a
+    barrier), and so does the whole source, not each kernel: a kernel may
+    reach a barrier through a ``__device__`` function.
 
     Parameters
     ----------
@@ -394,18 +425,50 @@ def uses_cooperation(source: str) -> bool:
     --------
     >>> uses_cooperation("__global__ void k() { __syncthreads(); }")
     True
+    >>> uses_cooperation("__global__ void k(int* n) { while (atomicAdd(n, 0) < 8) {} }")
+    True
+    >>> uses_cooperation("__global__ void k(int* n) { atomicAdd(n, 1); }")
+    False
+    >>> uses_cooperation("__global__ void k(volatile int* flag) { while (!flag[0]); }")
+    True
     >>> uses_cooperation("__global__ void k() { /* no __syncthreads() */ }")
     False
     """
-    return any(
-        token.kind == "name"
-        and (
-            token.text in _COOPERATIVE_NAMES
-            or token.text.startswith("__shfl")
-            or (token.text.startswith("__") and token.text.endswith("_sync"))
+    tokens = tokenize(source, directives=True)
+    return (
+        any(
+            token.kind == "name"
+            and (
+                token.text in _COOPERATIVE_NAMES
+                or token.text.startswith("__shfl")
+                or (token.text.startswith("__") and token.text.endswith("_sync"))
+            )
+            for token in tokens
         )
-        for token in tokenize(source, directives=True)
+        or _spins_on_atomics(tokens)
+        or any(
+            "volatile" in parameter.c_type.split()
+            for kernel in parse_kernels(source)
+            for parameter in kernel.parameters
+        )
     )
+
+
+def _spins_on_atomics(tokens: list[Token]) -> bool:
+    """Whether a loop's condition calls an atomic, or an endless loop may wait on one."""
+    atomics = endless = False
+    for k, token in enumerate(tokens):
+        if token.kind != "name":
+            continue
+        atomics = atomics or token.text in _ATOMICS
+        if token.text not in ("while", "for") or k + 1 == len(tokens) or tokens[k + 1].text != "(":
+            continue
+        end = closing_bracket(tokens, k + 1, "(", ")")
+        header = [t.text for t in tokens[k + 2 : end]]
+        if any(text in _ATOMICS for text in header):
+            return True
+        endless = endless or header in (["true"], ["1"], [";", ";"])
+    return atomics and endless
 
 
 # --- reading one kernel's declaration ------------------------------------------------------

@@ -45,7 +45,13 @@ from gpuvec.kernels._lexer import (
     line_of,
     tokenize,
 )
-from gpuvec.kernels._signature import KernelSignature, find_kernel, parse_kernels
+from gpuvec.kernels._signature import (
+    NAMED_DTYPES,
+    KernelSignature,
+    _parse_kernel,
+    find_kernel,
+    parse_kernels,
+)
 
 __all__ = ["CHECKED_MACRO", "EMULATION_HEADER", "GENERATED_NAME", "host_source", "nvrtc_source"]
 
@@ -116,6 +122,10 @@ def host_source(
     edits = _shared_memory_edits(user_source, source_name, checked)
     if checked:
         edits += _checked_pointer_edits(user_source, kernels)
+        edits += _checked_pointer_edits(
+            user_source, _device_functions(user_source), dtypes_only=True
+        )
+        edits += _checked_local_pointer_edits(user_source)
         edits += _checked_shared_array_edits(user_source)
     entries: dict[str, str] = {}
     lines = []
@@ -249,13 +259,39 @@ def _alone_on_its_lines(source: str, tokens: list[Token], first: int, last: int)
 # declaration still declares the same function as its definition.
 
 
+#
+# Pointers derived from a kernel's parameters are rewritten too, so that they
+# stay checked (the header's gpuvec_checked also holds a raw pointer, a
+# __shared__ array's or nullptr, and then checks nothing):
+#
+# - the pointer parameters of __device__ functions, of a dtype's C type only:
+#   `__device__ float sum(const float* x, int n)` takes
+#   `gpuvec_checked<const float> x`, which a checked pointer converts to as
+#   it is, and a raw one unchecked. A template's type parameter (`const T*
+#   x`) is left as written: its type is deduced from the argument, which a
+#   rewritten parameter would no longer allow;
+# - local pointer variables declared in a function body, of a dtype's C
+#   type or a template's type parameter: `const float* row = A + r * cols;`
+#   becomes `gpuvec_checked<const float> row = A + r * cols;`, whatever the
+#   initializer (or none). Members of structs keep their type (a struct's
+#   layout must not change), and so do pointers to volatile data (a raw
+#   volatile access is what a spin-wait needs), and declarations this
+#   rewrite cannot read (several declarators that are not all pointers).
+
+
 def _checked_pointer_edits(
-    source: str, kernels: Sequence[KernelSignature]
+    source: str, kernels: Sequence[KernelSignature], dtypes_only: bool = False
 ) -> list[tuple[int, int, str]]:
-    """(start, end, replacement) for each pointer parameter of each kernel."""
+    """(start, end, replacement) for each pointer parameter of each kernel.
+
+    With `dtypes_only`, the pointers to a template's type parameter are left
+    as written (for __device__ functions, whose types are deduced).
+    """
     edits = []
     for kernel in kernels:
         type_parameters = {t.name for t in kernel.template_parameters if t.kind == "type"}
+        if dtypes_only:
+            type_parameters = set()
         for parameter in kernel.parameters:
             if parameter.c_type.count("*") != 1 or "&" in parameter.c_type:
                 continue
@@ -268,6 +304,147 @@ def _checked_pointer_edits(
             start, stop = parameter.span
             edits.append((start, stop, replacement + "\n" * source.count("\n", start, stop)))
     return edits
+
+
+def _device_functions(source: str) -> list[KernelSignature]:
+    """Every ``__device__`` function declared or defined in `source`, read as a kernel is."""
+    tokens = tokenize(source)
+    blocks = enclosing_blocks(tokens)
+    functions = []
+    for i, token in enumerate(tokens):
+        if token.text == "__device__":
+            function = _parse_kernel(source, tokens, i, blocks[i])
+            if function is not None:  # None: a __device__ variable, a lambda
+                functions.append(function)
+    return functions
+
+
+# Words of a dtype's C type spelled in several words (`unsigned int`).
+_INTEGER_WORDS = frozenset({"signed", "unsigned", "char", "short", "int", "long"})
+# What may stand between `*` and the variable's name.
+_POINTER_QUALIFIERS = frozenset({"const", "__restrict__", "__restrict"})
+
+
+def _checked_local_pointer_edits(source: str) -> list[tuple[int, int, str]]:
+    """(start, end, replacement) for each local pointer declaration rewritten (see above)."""
+    tokens = tokenize(source)
+    in_code = _in_function_body(tokens)
+    type_parameters = _template_type_parameters(tokens)
+    edits = []
+    for i in range(len(tokens)):
+        if in_code[i] and _starts_statement(tokens, i):
+            edits += _local_pointer_edits(source, tokens, i, type_parameters)
+    return edits
+
+
+def _local_pointer_edits(
+    source: str, tokens: list[Token], i: int, type_parameters: set[str]
+) -> list[tuple[int, int, str]]:
+    """The edits of a declaration ``[const] TYPE [const] * [const] NAME ...;`` at tokens[i].
+
+    None (an empty list) where tokens[i] starts no such declaration.
+    """
+    k = i
+    qualifiers: list[str] = []
+    while tokens[k].text == "const":
+        qualifiers.append("const")
+        k += 1
+    first_word = k
+    while k < len(tokens) and tokens[k].text in _INTEGER_WORDS | {"float", "double", "bool"}:
+        k += 1
+    if k == first_word:
+        if [t.text for t in tokens[k : k + 2]] == ["std", "::"]:
+            k += 2  # std::int32_t
+        if k >= len(tokens) or (
+            tokens[k].text not in NAMED_DTYPES and tokens[k].text not in type_parameters
+        ):
+            return []
+        k += 1
+    pointee = join_tokens(tokens[first_word:k])
+    while k < len(tokens) and tokens[k].text == "const":
+        qualifiers.append("const")
+        k += 1
+    if k >= len(tokens) or tokens[k].text != "*":
+        return []
+    k += 1
+    pointer_const = False
+    while k < len(tokens) and tokens[k].text in _POINTER_QUALIFIERS:
+        pointer_const |= tokens[k].text == "const"
+        k += 1
+    if (
+        k + 1 >= len(tokens)
+        or tokens[k].kind != "name"
+        or tokens[k + 1].text not in ("=", ";", ",")
+    ):
+        return []
+    name = k
+    end = next((j for j in range(name, len(tokens)) if tokens[j].text in (";", "{", "}")), None)
+    if end is None or tokens[end].text != ";":
+        return []
+    # Any later declarator must be `* NAME` (its star goes): a comma inside a
+    # template's arguments (`f<int, 3>(a)`) is not told from one between
+    # declarators, so a declaration with both is left as written.
+    stars = []
+    depth = 0
+    for j in range(name + 1, end):
+        text = tokens[j].text
+        depth += text in ("(", "[", "{")
+        depth -= text in (")", "]", "}")
+        if text == "," and depth == 0:
+            if tokens[j + 1].text != "*" or tokens[j + 2].kind != "name":
+                return []
+            stars.append(tokens[j + 1])
+    if stars and (pointer_const or any(t.text in ("<", ">") for t in tokens[name:end])):
+        return []
+    qualifier = " const" if pointer_const else ""
+    replacement = (
+        f"gpuvec_checked<{' '.join([*qualifiers, pointee])}>{qualifier} {tokens[name].text}"
+    )
+    start, stop = tokens[i].start, tokens[name].end
+    edits = [(start, stop, replacement + "\n" * source.count("\n", start, stop))]
+    return edits + [(star.start, star.end, "") for star in stars]
+
+
+def _in_function_body(tokens: list[Token]) -> list[bool]:
+    """For each token, whether it is in a function's body (not a class's, not an initializer).
+
+    A ``{`` opens code where it follows a ``)`` (a function, ``if``, ``for``,
+    a lambda), ``else``, ``do``, ``try`` or a member function's qualifier,
+    or where it is a block inside code.
+    """
+    stack: list[bool] = []
+    result = []
+    for i, token in enumerate(tokens):
+        if token.text == "}" and stack:
+            stack.pop()
+        result.append(bool(stack) and stack[-1])
+        if token.text == "{":
+            before = tokens[i - 1].text if i > 0 else ""
+            opens_code = before in (")", "else", "do", "try", "const", "noexcept", "mutable") or (
+                before in ("{", "}", ";", ":") and bool(stack) and stack[-1]
+            )
+            stack.append(opens_code)
+    return result
+
+
+def _starts_statement(tokens: list[Token], i: int) -> bool:
+    """Whether tokens[i] may begin a declaration statement (or a ``for``'s)."""
+    if i == 0:
+        return False
+    before = tokens[i - 1].text
+    return before in ("{", "}", ";") or (before == "(" and i > 1 and tokens[i - 2].text == "for")
+
+
+def _template_type_parameters(tokens: list[Token]) -> set[str]:
+    """The names of the type parameters of every template of the source."""
+    names = set()
+    for i, token in enumerate(tokens):
+        if token.text == "template" and i + 1 < len(tokens) and tokens[i + 1].text == "<":
+            closing = closing_bracket(tokens, i + 1, "<", ">")
+            for k in range(i + 2, min(closing, len(tokens)) - 1):
+                if tokens[k].text in ("typename", "class") and tokens[k + 1].kind == "name":
+                    names.add(tokens[k + 1].text)
+    return names
 
 
 # --- rewrite (c): checked shared arrays (checked mode) -----------------------------------------

@@ -20,7 +20,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from gpuvec._dtypes import ARRAY_DTYPE_NAMES, ARRAY_DTYPES
+from gpuvec._dtypes import KERNEL_DTYPE_NAMES as ARRAY_DTYPE_NAMES
+from gpuvec._dtypes import KERNEL_DTYPES as ARRAY_DTYPES
 from gpuvec.kernels._signature import NAMED_DTYPES
 
 __all__ = ["C_TYPES", "Parameter", "parse_parameters"]

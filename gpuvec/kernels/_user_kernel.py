@@ -17,11 +17,13 @@ from pathlib import Path
 import numpy as np
 
 from gpuvec import _core
-from gpuvec._dtypes import ARRAY_DTYPE_NAMES, ARRAY_DTYPES, native_byte_order
+from gpuvec._dtypes import KERNEL_DTYPE_NAMES as ARRAY_DTYPE_NAMES
+from gpuvec._dtypes import KERNEL_DTYPES as ARRAY_DTYPES
+from gpuvec._dtypes import native_byte_order
 from gpuvec._errors import CompileError
 from gpuvec.creation import asarray
 from gpuvec.device_array import DeviceArray
-from gpuvec.kernels import _compile_errors, _module, _spec
+from gpuvec.kernels import _compile_errors, _frontend, _module, _spec
 
 __all__ = ["BACKEND_CUDA", "BACKEND_HOST", "UserKernel", "headers_text"]
 
@@ -112,6 +114,7 @@ class UserKernel:
         self.preamble = preamble
         self._kind = kind
         self._compiled: dict[tuple, object] = {}
+        self._front_end_check = _frontend.applies()  # not for gpuvec's host-only kernels
 
     def __repr__(self) -> str:
         return f"<gpuvec.{self._kind} {self.name}({self.in_params}) -> ({self.out_params})>"
@@ -209,16 +212,28 @@ class UserKernel:
         NVRTC compiles `cuda_source` with the instances named by `expressions`;
         the host compiler `host_source`, whose exported `entries` are the symbols.
         """
+        nvrtc_options = [*_module._NVRTC_OPTIONS, f"-I{_module._INCLUDE_DIR}", *self.options]
         if backend == BACKEND_CUDA:
             image, lowered = _module.compile_nvrtc(
                 cuda_source,
                 self._source_name,
-                [*_module._NVRTC_OPTIONS, f"-I{_module._INCLUDE_DIR}", *self.options],
+                nvrtc_options,
                 expressions,
                 self._compile_error,
                 header=headers_text(),
             )
             return _core.LoadedModule(BACKEND_CUDA, image=image), list(lowered)
+        if self._front_end_check:
+            # NVRTC reads the source first, as on a GPU: what a GPU rejects fails here too.
+            _frontend.check(
+                cuda_source,
+                self._source_name,
+                nvrtc_options,
+                expressions,
+                self._compile_error,
+                _module.kernel_cache(),
+                header=headers_text(),
+            )
         path = _module.compile_host(
             host_source,
             self._source_name,

@@ -109,6 +109,18 @@ void Launch::run_block(int64_t index) noexcept {
     worker.guard.shared_guard = worker.dynamic_shared.guard();
     worker.guard.stack = -1;
     PlainBlock plain{entry_, &b, params_};
+    // Counted from here to the end of the block, however it ends: a block
+    // that spins asks the census whether the blocks that run can release it.
+    // (A plain loop never spins: its blocks cost no atomics.)
+    struct Counted {
+      SpinCensus* census;
+      explicit Counted(SpinCensus* c) : census(c) {
+        if (census) census->block_started();
+      }
+      ~Counted() {
+        if (census) census->block_finished();
+      }
+    } counted(cooperative_ ? &census_ : nullptr);
     const Fault fault = guarded(worker.guard, *this, [&] {
       if (cooperative_) {
         entry_(&b, params_);  // its threads run as fibers (run_threads)

@@ -12,6 +12,7 @@
 #include "gpuvec/kernels.h"
 #include "sandbox.hpp"
 #include "scheduler.hpp"
+#include "spin_census.hpp"
 
 namespace gpuvec::host::emulation {
 
@@ -23,10 +24,12 @@ class Launch : public Run {
         entry_(entry),
         cooperative_(cooperative),
         config_(config),
-        params_(params) {}
+        params_(params),
+        census_(blocks()) {}
 
   int64_t blocks() const;
   int64_t threads_per_block() const;
+  SpinCensus& census() { return census_; }
 
   // Runs block `index` (linear, x fastest) on the calling OS thread, unless
   // the launch has failed already. Never throws: a failure is recorded.
@@ -39,6 +42,7 @@ class Launch : public Run {
   bool cooperative_;
   gpuvec_kernel_config config_;
   void* const* params_;
+  SpinCensus census_;  // after config_, which its initializer reads
 };
 
 // A block's dynamic shared memory: GPUVEC_MAX_SHARED_MEMORY_PER_BLOCK bytes

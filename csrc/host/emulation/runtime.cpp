@@ -44,7 +44,8 @@ void run_threads(gpuvec_emulation_block* block, void (*thread)(void*, uint32_t),
   Run& run = *worker.run;
   Scheduler::Outcome outcome;
   try {
-    outcome = worker.scheduler.run(threads, thread, arg, run.stop_flag());
+    outcome = worker.scheduler.run(threads, thread, arg, run.stop_flag(),
+                                   &static_cast<Launch&>(run).census());
   } catch (const std::exception& e) {  // the stacks could not be mapped
     run.fail(GPUVEC_ERROR_OUT_OF_MEMORY, e.what());
     return;
@@ -149,6 +150,54 @@ void exit_thread(gpuvec_emulation_block* block) noexcept {
   worker.scheduler.exit_thread();
 }
 
+// noinline: its frame is where the spinning thread's state begins on its
+// stack (the caller, the header's spin_wait, saved every callee-saved
+// register there), for Scheduler::spin's hash of it.
+__attribute__((noinline)) void spin(gpuvec_emulation_block* block, uint64_t changes,
+                                    const char* kernel, const char* file, uint32_t line) noexcept {
+  if (block->block_dim.x == 0) return;  // a context without threads
+  Worker& worker = Worker::of(block);
+  Scheduler& scheduler = worker.scheduler;
+  if (!scheduler.in_fiber()) return;  // a plain loop: no other thread to let run
+  const auto* from = static_cast<const char*>(__builtin_frame_address(0));
+  const Scheduler::Spin verdict = scheduler.spin(from, changes);
+  if (verdict == Scheduler::Spin::kRunning || verdict == Scheduler::Spin::kWait) return;
+  Launch& launch = static_cast<Launch&>(*worker.run);
+  try {
+    const gpuvec_emulation_dim3 d = block->block_dim;
+    const uint32_t t = scheduler.current();
+    const std::string who = where({t % d.x, t / d.x % d.y, t / (d.x * d.y)}, block->block_idx);
+    const std::string at = std::string(file ? file : "?") + ":" + std::to_string(line);
+    const std::string name = kernel ? kernel : "?";
+    if (verdict == Scheduler::Spin::kHopeless) {
+      launch.fail(GPUVEC_ERROR_CUDA,
+                  "the kernel '" + name + "' can never finish: a thread spins at " + at +
+                      ", waiting for memory that no thread can change any more (every other "
+                      "thread of the launch has returned, waits at a barrier, or spins in the "
+                      "same state too); on a GPU this launch would hang" +
+                      who,
+                  kCudaErrorLaunchTimeout, "cudaErrorLaunchTimeout");
+    } else {
+      const SpinCensus& census = launch.census();
+      const int64_t left = census.blocks() - census.started(), running = census.running();
+      launch.fail(GPUVEC_ERROR_CUDA,
+                  "the kernel '" + name + "' waits for another block: a thread spins at " + at +
+                      ", every block that runs waits too, and " + std::to_string(left) +
+                      " of the launch's " + std::to_string(census.blocks()) + " blocks " +
+                      (left == 1 ? "has" : "have") + " not started. The host runs " +
+                      std::to_string(running) + (running == 1 ? " block" : " blocks") +
+                      " at a time, each to its end, and a GPU does not promise either that "
+                      "the blocks of a launch run at the same time: a block must not wait "
+                      "for another" +
+                      who,
+                  kCudaErrorLaunchTimeout, "cudaErrorLaunchTimeout");
+    }
+  } catch (...) {
+    launch.fail(GPUVEC_ERROR_OUT_OF_MEMORY, "a host memory allocation failed");
+  }
+  scheduler.stop();
+}
+
 }  // namespace
 
 const gpuvec_emulation_runtime runtime_table = {
@@ -160,6 +209,7 @@ const gpuvec_emulation_runtime runtime_table = {
     &index_fault,
     &fail,
     &exit_thread,
+    &spin,
 };
 
 }  // namespace gpuvec::host::emulation

@@ -22,6 +22,17 @@
 //
 // A block without barriers runs as a plain loop, on a fiber too (run_alone),
 // so that its threads have the stack that a fiber has, guard page included.
+//
+// Spinning. A thread that waits for another to change memory (a volatile
+// read, an atomic, __nanosleep or __threadfence, in a loop) calls spin(),
+// which lets the next runnable thread of the ring run: a yield is no barrier,
+// and the thread stays runnable. GPUs since sm_70 schedule their threads
+// independently, and such a spin ends there too. spin() also finds a spin
+// that can never end: when every thread that could run has spun twice in
+// the same state (its registers and stack, hashed) with nothing changed in
+// between (no thread arrived at a barrier, returned, or read anything new
+// through the calls that spin), the block is stuck, and the launch's
+// SpinCensus says whether another block may still release it.
 #ifndef GPUVEC_HOST_EMULATION_SCHEDULER_HPP
 #define GPUVEC_HOST_EMULATION_SCHEDULER_HPP
 
@@ -32,6 +43,7 @@
 #include <vector>
 
 #include "fiber.hpp"
+#include "spin_census.hpp"
 #include "stack_pool.hpp"
 
 namespace gpuvec::host::emulation {
@@ -39,6 +51,9 @@ namespace gpuvec::host::emulation {
 class Scheduler {
  public:
   enum class Outcome { kFinished, kDeadlock, kStopped };
+  // What spin() found: the caller goes on spinning (kRunning, kWait), or the
+  // spin can never end (kHopeless, kWaitsForBlock: see SpinCensus).
+  enum class Spin { kRunning, kWait, kHopeless, kWaitsForBlock };
 
   // Where the threads were when a block deadlocked.
   struct Census {
@@ -52,10 +67,11 @@ class Scheduler {
   Scheduler& operator=(const Scheduler&) = delete;
 
   // Runs body(arg, t) for every t < threads (at most 1024), each on a fiber,
-  // until all have returned, the block deadlocks or *stop is set. Throws
-  // Error if it cannot map the stacks; body must not throw.
+  // until all have returned, the block deadlocks or *stop is set; `census`
+  // is the launch's, for spin(). Throws Error if it cannot map the stacks;
+  // body must not throw.
   Outcome run(uint32_t threads, void (*body)(void*, uint32_t), void* arg,
-              const std::atomic<bool>* stop);
+              const std::atomic<bool>* stop, SpinCensus* census);
 
   // Runs fn(arg) on a fiber of its own (on stack 0), and returns when it does.
   void run_alone(void (*fn)(void*), void* arg);
@@ -78,6 +94,17 @@ class Scheduler {
   uint32_t live_lanes() const;
   // Ends the running thread as if it had returned.
   [[noreturn]] void exit_thread();
+  // The running thread spins (see above). `from` is the lowest address of
+  // its stack that holds its state, callee-saved registers included (the
+  // runtime's frame); `changes` counts the reads through the calls that spin
+  // that saw something new, on this OS thread. Lets the other runnable
+  // threads run first, unless the spin can never end. Stops the block if the
+  // launch was told to stop.
+  Spin spin(const char* from, uint64_t changes);
+  // Gives up the block's fibers (the launch has failed) and goes back to run().
+  [[noreturn]] void stop();
+  // The running thread (linear index).
+  uint32_t current() const { return current_; }
 
   bool in_fiber() const { return running_; }
   Census census() const;
@@ -92,6 +119,16 @@ class Scheduler {
     State state;
   };
 
+  // What spin() knows of a thread; apart from Thread, which the hot path of
+  // the barriers keeps small.
+  struct Spinner {
+    const char* top;  // the top of its stack
+    uint64_t seen;    // the round of its last spin()
+    uint64_t stuck;   // the round in which it spun in the same state twice
+    uint64_t print;   // the hash of its state
+    bool has_print;   // print holds its state at its last spin() of round `seen`
+  };
+
   struct Warp {
     uint32_t live;     // lanes that have not returned
     uint32_t waiting;  // lanes at the warp barrier
@@ -104,16 +141,19 @@ class Scheduler {
 
   static void fiber_main(void* scheduler);
   static void alone_main(void* scheduler);
-  [[noreturn]] void stop();
 
   bool runnable(const Thread& thread) const;
   void wait(State state);
   void switch_away(uint32_t start, bool returned);
   void release_block();
   bool try_release(Warp& warp, uint32_t warp_index, uint32_t lane);
+  uint32_t runnable_threads() const;
+  Spin block_stuck();
+  void yield();
 
   StackPool stacks_;
   std::vector<Thread> threads_;
+  std::vector<Spinner> spinners_;
   Warp warps_[32];
   FiberContext home_;   // the OS thread, which run() switches from and back to
   FiberContext alone_;  // run_alone's fiber
@@ -130,6 +170,22 @@ class Scheduler {
   uint32_t block_waiting_ = 0;     // threads at the block barrier
   uint32_t block_count_ = 0;       // of those, how many brought a nonzero predicate
   uint32_t block_result_ = 0;      // block_count_ of the last release
+
+  // spin()'s proof. Progress is anything that may let a stuck thread go on:
+  // an arrival at a barrier, a return, a read that saw something new, a
+  // thread whose state changed. A round is the stretch in which a thread
+  // must spin twice in the same state to count as stuck: it ends at each
+  // progress, and when the block checks itself again (rerounds_).
+  SpinCensus* census_ = nullptr;
+  uint64_t progress_ = 1;
+  uint64_t rerounds_ = 0;
+  uint64_t changes_ = 0;      // the `changes` of the last spin()
+  uint64_t stuck_round_ = 0;  // the round stuck_threads_ counts in
+  uint32_t stuck_threads_ = 0;
+  uint64_t checked_progress_ = 0;          // progress_ when the block last found itself stuck
+  uint64_t round_epoch_ = 0;               // the census epoch the block checks itself in
+  uint64_t counted_epoch_ = ~uint64_t{0};  // the epoch the census counts it in
+  int64_t waiting_since_ns_ = -1;  // since when the census said kWaitsForBlock, in round_epoch_
 };
 
 // The hot path of a barrier, inline so that a waiting fiber keeps few frames
@@ -169,6 +225,7 @@ inline void Scheduler::switch_away(uint32_t start, bool returned) {
 }
 
 inline uint32_t Scheduler::sync_threads(int predicate) {
+  ++progress_;
   block_count_ += predicate != 0;
   if (++block_waiting_ == live_) {
     // Once a barrier round: a block that loops forever through barriers
@@ -183,6 +240,7 @@ inline uint32_t Scheduler::sync_threads(int predicate) {
 
 inline uint64_t Scheduler::warp_exchange(int op, uint32_t mask, uint64_t value, uint32_t src) {
   if (stop_->load(std::memory_order_relaxed)) stop();
+  ++progress_;
   const uint32_t w = current_ / 32, lane = current_ % 32;
   Warp& warp = warps_[w];
   warp.mask[lane] = mask | 1u << lane;  // a lane always meets itself

@@ -197,6 +197,12 @@ struct Index {
   template <class I, if_index<I> = 0>
   Index(I i, uint32_t at_line = __builtin_LINE(), const char* at_file = __builtin_FILE())
       : value(static_cast<int64_t>(i)), line(at_line), file(at_file) {}
+  // An element of a checked array used as the index (p[idx[i]]).
+  template <class R, std::enable_if_t<std::is_class<std::remove_reference_t<R>>::value &&
+                                          std::is_convertible<R&&, int64_t>::value,
+                                      int> = 0>
+  Index(R&& r, uint32_t at_line = __builtin_LINE(), const char* at_file = __builtin_FILE())
+      : value(static_cast<int64_t>(static_cast<R&&>(r))), line(at_line), file(at_file) {}
 };
 
 // The kernel this OS thread runs, for messages: the entry's name expression.
@@ -230,6 +236,106 @@ inline ThreadText thread_text(uint32_t t) {
 }
 
 }  // namespace gpuvec_emu
+
+// --- Spinning --------------------------------------------------------------------------------
+// A thread that waits for another thread to change memory reads it again and
+// again. On a GPU (sm_70 and later) the other threads run meanwhile; here the
+// threads of a block take turns, so one that spins must let the others run.
+// The calls that can tell a spin are hooks: an atomic, a volatile read
+// through a checked pointer, a repeated read of an element of a checked
+// __shared__ array, a fence. After kSpinReads reads of what the thread read
+// before, and at each __nanosleep, the thread yields: the runtime runs
+// the block's other threads, and finds the spins that can never end. A yield
+// is no barrier: checked mode's epoch stays. A volatile read through a raw
+// pointer, or any volatile read in an unchecked kernel, is a plain load that
+// nothing can hook: such a spin ends only with the launch's timeout=.
+
+// Where a call is made: its default arguments take the caller's line and
+// file, for the messages.
+#define GPUVEC_EMU_SITE uint32_t line = __builtin_LINE(), const char *file = __builtin_FILE()
+
+namespace gpuvec_emu {
+
+constexpr uint32_t kSpinReads = 16;
+// The last two hooked reads of this OS thread that saw something new (a spin
+// may read two things in turn), and how many reads since the last yield saw
+// one of them again; each fiber keeps its own across a yield (spin_wait).
+GPUVEC_EMU_THREAD_LOCAL const volatile void* spin_address[2];
+GPUVEC_EMU_THREAD_LOCAL uint64_t spin_value[2];
+GPUVEC_EMU_THREAD_LOCAL uint32_t spin_reads = 0;
+// How many hooked reads saw something new: the runtime's sign of progress.
+GPUVEC_EMU_THREAD_LOCAL uint64_t spin_changes = 0;
+
+// The calling thread spins: the block's other threads run, then it goes on.
+// noinline, and every callee-saved register saved in its frame: the runtime
+// hashes the thread's stack from the frame below this one up, to tell a
+// thread that spins in the same state from one that gets somewhere.
+__attribute__((noinline)) inline void spin_wait(uint32_t line, const char* file) {
+  __builtin_unwind_init();
+  spin_reads = 0;
+  if (!block->cooperative) return;  // a plain loop has no other thread to let run
+  const volatile void* const address[2] = {spin_address[0], spin_address[1]};
+  const uint64_t value[2] = {spin_value[0], spin_value[1]};
+  const uint3 me = threadIdx;
+  __asm__ __volatile__("" ::: "memory");  // the others write memory meanwhile
+  block->runtime->spin(block, spin_changes, kernel_name, file, line);
+  __asm__ __volatile__("" ::: "memory");
+  threadIdx = me;
+  for (int k = 0; k < 2; ++k) {
+    spin_address[k] = address[k];
+    spin_value[k] = value[k];
+  }
+  spin_reads = 0;
+}
+
+// A hooked read of `value` (its bits) at `address`. Reads that saw nothing
+// new count towards a yield, whatever else the thread does in between (a
+// loop that also bumps a counter of its own still spins).
+inline void spin_read(const volatile void* address, uint64_t value, uint32_t line,
+                      const char* file) {
+  if ((address == spin_address[0] && value == spin_value[0]) ||
+      (address == spin_address[1] && value == spin_value[1])) {
+    if (__builtin_expect(++spin_reads >= kSpinReads, 0)) spin_wait(line, file);
+  } else {
+    spin_address[1] = spin_address[0];
+    spin_value[1] = spin_value[0];
+    spin_address[0] = address;
+    spin_value[0] = value;
+    ++spin_changes;
+  }
+}
+
+// A thread read an element of a checked __shared__ array again (the value is
+// not known yet): out of line, which keeps checked mode's read inline.
+__attribute__((noinline, cold)) inline void spin_reread(const volatile void* address,
+                                                        uint32_t line, const char* file) {
+  spin_read(address, 0, line, file);
+}
+
+// A fence in a loop may be a spin on memory that no hook sees: it counts as
+// a read that saw nothing new.
+inline void spin_fence(uint32_t line, const char* file) {
+  if (__builtin_expect(++spin_reads >= kSpinReads, 0)) spin_wait(line, file);
+}
+
+template <class T>
+inline uint64_t spin_bits(T value) {
+  uint64_t bits = 0;
+  memcpy(&bits, &value, sizeof(T) < sizeof bits ? sizeof(T) : sizeof bits);
+  return bits;
+}
+
+// An atomic's old value, told to spin_read.
+template <class T>
+inline T spun(const T* p, T old, uint32_t line, const char* file) {
+  spin_read(p, spin_bits(old), line, file);
+  return old;
+}
+
+}  // namespace gpuvec_emu
+
+// Sleeps on a GPU; here the thread yields (the block's other threads run).
+inline void __nanosleep(unsigned int, GPUVEC_EMU_SITE) { gpuvec_emu::spin_wait(line, file); }
 
 #if GPUVEC_EMULATION_CHECKED
 // --- Checked mode: barrier, race, initialization and warp-mask checks -------------------------
@@ -367,6 +473,7 @@ inline void on_read(Shadow& s, const Site& site) {
   } else if (s.r_thread[0] == me) {
     s.r_line[0] = site.line;
     s.r_sync[0] = sync;
+    spin_reread(&s, site.line, site.file);  // read again, in the same epoch: a spin?
   } else if (s.r_thread[1] == kNoThread || s.r_thread[1] == me) {
     s.r_thread[1] = static_cast<uint16_t>(me);
     s.r_line[1] = site.line;
@@ -673,22 +780,38 @@ inline T atomic_update(T* p, Update update) {
 }
 }  // namespace gpuvec_emu
 
+// Each tells its old value to spin_read (an atomic in a loop may be a spin).
+#define GPUVEC_EMU_SPUN(p, old) gpuvec_emu::spun(p, old, line, file)
 #define GPUVEC_EMU_ATOMIC_INT(T)                                                            \
-  inline T atomicAdd(T* p, T v) { return __atomic_fetch_add(p, v, __ATOMIC_RELAXED); }      \
-  inline T atomicSub(T* p, T v) { return __atomic_fetch_sub(p, v, __ATOMIC_RELAXED); }      \
-  inline T atomicAnd(T* p, T v) { return __atomic_fetch_and(p, v, __ATOMIC_RELAXED); }      \
-  inline T atomicOr(T* p, T v) { return __atomic_fetch_or(p, v, __ATOMIC_RELAXED); }        \
-  inline T atomicXor(T* p, T v) { return __atomic_fetch_xor(p, v, __ATOMIC_RELAXED); }      \
-  inline T atomicExch(T* p, T v) { return __atomic_exchange_n(p, v, __ATOMIC_RELAXED); }    \
-  inline T atomicMin(T* p, T v) {                                                           \
-    return gpuvec_emu::atomic_update(p, [v](T old) { return v < old ? v : old; });          \
+  inline T atomicAdd(T* p, T v, GPUVEC_EMU_SITE) {                                          \
+    return GPUVEC_EMU_SPUN(p, __atomic_fetch_add(p, v, __ATOMIC_RELAXED));                  \
   }                                                                                         \
-  inline T atomicMax(T* p, T v) {                                                           \
-    return gpuvec_emu::atomic_update(p, [v](T old) { return old < v ? v : old; });          \
+  inline T atomicSub(T* p, T v, GPUVEC_EMU_SITE) {                                          \
+    return GPUVEC_EMU_SPUN(p, __atomic_fetch_sub(p, v, __ATOMIC_RELAXED));                  \
   }                                                                                         \
-  inline T atomicCAS(T* p, T compare, T v) {                                                \
+  inline T atomicAnd(T* p, T v, GPUVEC_EMU_SITE) {                                          \
+    return GPUVEC_EMU_SPUN(p, __atomic_fetch_and(p, v, __ATOMIC_RELAXED));                  \
+  }                                                                                         \
+  inline T atomicOr(T* p, T v, GPUVEC_EMU_SITE) {                                           \
+    return GPUVEC_EMU_SPUN(p, __atomic_fetch_or(p, v, __ATOMIC_RELAXED));                   \
+  }                                                                                         \
+  inline T atomicXor(T* p, T v, GPUVEC_EMU_SITE) {                                          \
+    return GPUVEC_EMU_SPUN(p, __atomic_fetch_xor(p, v, __ATOMIC_RELAXED));                  \
+  }                                                                                         \
+  inline T atomicExch(T* p, T v, GPUVEC_EMU_SITE) {                                         \
+    return GPUVEC_EMU_SPUN(p, __atomic_exchange_n(p, v, __ATOMIC_RELAXED));                 \
+  }                                                                                         \
+  inline T atomicMin(T* p, T v, GPUVEC_EMU_SITE) {                                          \
+    return GPUVEC_EMU_SPUN(                                                                 \
+        p, gpuvec_emu::atomic_update(p, [v](T old) { return v < old ? v : old; }));         \
+  }                                                                                         \
+  inline T atomicMax(T* p, T v, GPUVEC_EMU_SITE) {                                          \
+    return GPUVEC_EMU_SPUN(                                                                 \
+        p, gpuvec_emu::atomic_update(p, [v](T old) { return old < v ? v : old; }));         \
+  }                                                                                         \
+  inline T atomicCAS(T* p, T compare, T v, GPUVEC_EMU_SITE) {                               \
     __atomic_compare_exchange_n(p, &compare, v, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED); \
-    return compare;                                                                         \
+    return GPUVEC_EMU_SPUN(p, compare);                                                     \
   }
 GPUVEC_EMU_ATOMIC_INT(int)
 GPUVEC_EMU_ATOMIC_INT(unsigned int)
@@ -696,46 +819,60 @@ GPUVEC_EMU_ATOMIC_INT(long long)
 GPUVEC_EMU_ATOMIC_INT(unsigned long long)
 #undef GPUVEC_EMU_ATOMIC_INT
 
-#define GPUVEC_EMU_ATOMIC_FLOAT(T)                                                         \
-  inline T atomicAdd(T* p, T v) {                                                          \
-    return gpuvec_emu::atomic_update(p, [v](T old) { return old + v; });                   \
-  }                                                                                        \
-  inline T atomicSub(T* p, T v) {                                                          \
-    return gpuvec_emu::atomic_update(p, [v](T old) { return old - v; });                   \
-  }                                                                                        \
-  inline T atomicMin(T* p, T v) {                                                          \
-    return gpuvec_emu::atomic_update(p, [v](T old) { return min(old, v); });               \
-  }                                                                                        \
-  inline T atomicMax(T* p, T v) {                                                          \
-    return gpuvec_emu::atomic_update(p, [v](T old) { return max(old, v); });               \
-  }                                                                                        \
-  inline T atomicExch(T* p, T v) {                                                         \
-    T old;                                                                                 \
-    __atomic_exchange(p, &v, &old, __ATOMIC_RELAXED);                                      \
-    return old;                                                                            \
-  }                                                                                        \
-  inline T atomicCAS(T* p, T compare, T v) { /* compares the bits, as the GPU does */      \
-    __atomic_compare_exchange(p, &compare, &v, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED); \
-    return compare;                                                                        \
+#define GPUVEC_EMU_ATOMIC_FLOAT(T)                                                               \
+  inline T atomicAdd(T* p, T v, GPUVEC_EMU_SITE) {                                               \
+    return GPUVEC_EMU_SPUN(p, gpuvec_emu::atomic_update(p, [v](T old) { return old + v; }));     \
+  }                                                                                              \
+  inline T atomicSub(T* p, T v, GPUVEC_EMU_SITE) {                                               \
+    return GPUVEC_EMU_SPUN(p, gpuvec_emu::atomic_update(p, [v](T old) { return old - v; }));     \
+  }                                                                                              \
+  inline T atomicMin(T* p, T v, GPUVEC_EMU_SITE) {                                               \
+    return GPUVEC_EMU_SPUN(p, gpuvec_emu::atomic_update(p, [v](T old) { return min(old, v); })); \
+  }                                                                                              \
+  inline T atomicMax(T* p, T v, GPUVEC_EMU_SITE) {                                               \
+    return GPUVEC_EMU_SPUN(p, gpuvec_emu::atomic_update(p, [v](T old) { return max(old, v); })); \
+  }                                                                                              \
+  inline T atomicExch(T* p, T v, GPUVEC_EMU_SITE) {                                              \
+    T old;                                                                                       \
+    __atomic_exchange(p, &v, &old, __ATOMIC_RELAXED);                                            \
+    return GPUVEC_EMU_SPUN(p, old);                                                              \
+  }                                                                                              \
+  inline T atomicCAS(T* p, T compare, T v,                                                       \
+                     GPUVEC_EMU_SITE) { /* compares the bits, as the GPU does */                 \
+    __atomic_compare_exchange(p, &compare, &v, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED);       \
+    return GPUVEC_EMU_SPUN(p, compare);                                                          \
   }
 GPUVEC_EMU_ATOMIC_FLOAT(float)
 GPUVEC_EMU_ATOMIC_FLOAT(double)
 #undef GPUVEC_EMU_ATOMIC_FLOAT
 
 // CUDA's wrapping increment and decrement.
-inline unsigned int atomicInc(unsigned int* p, unsigned int limit) {
-  return gpuvec_emu::atomic_update(
-      p, [limit](unsigned int old) { return old >= limit ? 0 : old + 1; });
+inline unsigned int atomicInc(unsigned int* p, unsigned int limit, GPUVEC_EMU_SITE) {
+  return GPUVEC_EMU_SPUN(p, gpuvec_emu::atomic_update(p, [limit](unsigned int old) {
+                           return old >= limit ? 0 : old + 1;
+                         }));
 }
-inline unsigned int atomicDec(unsigned int* p, unsigned int limit) {
-  return gpuvec_emu::atomic_update(
-      p, [limit](unsigned int old) { return old == 0 || old > limit ? limit : old - 1; });
+inline unsigned int atomicDec(unsigned int* p, unsigned int limit, GPUVEC_EMU_SITE) {
+  return GPUVEC_EMU_SPUN(p, gpuvec_emu::atomic_update(p, [limit](unsigned int old) {
+                           return old == 0 || old > limit ? limit : old - 1;
+                         }));
 }
+#undef GPUVEC_EMU_SPUN
 
-inline void __threadfence() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
-inline void __threadfence_system() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
+// A fence in a loop may be a spin (gpuvec_emu::spin_fence).
+inline void __threadfence(GPUVEC_EMU_SITE) {
+  __atomic_thread_fence(__ATOMIC_SEQ_CST);
+  gpuvec_emu::spin_fence(line, file);
+}
+inline void __threadfence_system(GPUVEC_EMU_SITE) {
+  __atomic_thread_fence(__ATOMIC_SEQ_CST);
+  gpuvec_emu::spin_fence(line, file);
+}
 // A block's threads share one OS thread: keeping the compiler's order is enough.
-inline void __threadfence_block() { __atomic_signal_fence(__ATOMIC_SEQ_CST); }
+inline void __threadfence_block(GPUVEC_EMU_SITE) {
+  __atomic_signal_fence(__ATOMIC_SEQ_CST);
+  gpuvec_emu::spin_fence(line, file);
+}
 
 // --- Barriers and warp intrinsics -------------------------------------------------------------
 
@@ -749,10 +886,6 @@ namespace gpuvec_emu {
 // could think the runtime's call cannot touch it and keep its elements in
 // registers across it: the "memory" clobber forbids that.
 inline void memory_barrier() { __asm__ __volatile__("" ::: "memory"); }
-
-// Where a barrier or warp intrinsic is called: its default arguments take
-// the caller's line and file, for checked mode's messages.
-#define GPUVEC_EMU_SITE uint32_t line = __builtin_LINE(), const char *file = __builtin_FILE()
 
 inline unsigned int block_barrier(int predicate, uint32_t line, const char* file) {
   require_cooperative("__syncthreads");
@@ -927,54 +1060,414 @@ __attribute__((noinline, cold)) std::add_lvalue_reference_t<T> index_fault(
   return *reinterpret_cast<T*>(dummy);
 }
 
+// The same where the line is known (p[i]): the thread stops. That it never
+// returns lets the compiler keep blockIdx and the like in registers across
+// the checks of a plain loop's threads.
+[[noreturn]] __attribute__((noinline, cold)) inline void index_fault_at(
+    const char* name, int64_t index, int64_t length, uint32_t line, const char* file) {
+  fail_with(GPUVEC_EMULATION_FAILURE_OUT_OF_BOUNDS,
+            "index %lld is out of bounds for parameter '%s' of length %lld, at %s:%u in "
+            "kernel '%s'",
+            static_cast<long long>(index), name ? name : "?", static_cast<long long>(length), file,
+            line, kernel_name);
+}
+
 }  // namespace gpuvec_emu
 
-// A pointer parameter of a kernel compiled checked (gpuvec rewrites
-// `float* out` into `gpuvec_checked<float> out`): a pointer into one
-// argument's array that checks every access against the array's bounds. Out
-// of bounds, the launch's first fault is recorded and the access goes to a
-// dummy element, so nothing is corrupted and the kernel runs on. Raw pointers
-// taken from it (&p[i], or converting it to T*) are not checked.
+template <class T>
+class gpuvec_checked;
+
+#if GPUVEC_EMULATION_CHECKED
+// Checked mode's records of global memory, to find races within a block.
+//
+// An argument's array may be far larger than what one block touches, and
+// blocks run in parallel on several OS threads; races between blocks are
+// not looked for. So each OS thread keeps one table of records for the
+// block it runs, direct-mapped like a cache: the record of the element of
+// type T at address p is at slot p / sizeof(T) (mod kGlobalSlots), tagged
+// with p and the epoch (the stretch between two barriers, as for shared
+// memory). A record of another address or of another epoch is stale (epoch
+// numbers never repeat on an OS thread), so nothing is reset between blocks
+// or barriers. A record another element's evicted is lost, which may miss a
+// race, never report a false one; a block that touches at most kGlobalSlots
+// consecutive elements of an array loses none. Only elements written through
+// a pointer to non-const data are recorded, and reads through pointers that
+// come from such parameters: reads of a `const T*` parameter, which no
+// thread can write, cost nothing.
+namespace gpuvec_emu {
+
+struct GlobalShadow {
+  const void* address;  // the element's
+  uint32_t epoch;
+  uint32_t w_line;     // the epoch's last write: line, thread, its warp's __syncwarp count
+  uint32_t r_line[2];  // up to two threads that read it in the epoch
+  uint16_t w_thread;   // kNoThread: not written in the epoch
+  uint16_t w_sync;
+  uint16_t r_thread[2];
+  uint16_t r_sync[2];
+};
+constexpr uint64_t kGlobalSlots = uint64_t{1} << 12;  // 160 KiB per OS thread
+
+// This OS thread's table, and where the thread-local state a record needs
+// is: a checked pointer keeps a pointer to it, so that an access finds it
+// without a lookup of thread-local storage (a call, in a shared library).
+struct GlobalContext {
+  GlobalShadow* table;
+  const uint32_t* epoch;
+  const uint3* thread;
+  const uint16_t* warp_syncs;
+  uint32_t dim_x, dim_y;
+
+  uint32_t me() const { return thread->x + dim_x * (thread->y + dim_y * thread->z); }
+  // As warp_ordered.
+  bool ordered(uint32_t other, uint16_t other_sync, uint32_t me) const {
+    return other / 32 == me / 32 && other_sync != warp_syncs[me / 32];
+  }
+};
+GPUVEC_EMU_THREAD_LOCAL GlobalContext global_context;
+
+__attribute__((noinline, cold)) inline void make_global_shadow() {
+  // Zeroed: epoch 0 is before every block's first epoch.
+  global_context.table = static_cast<GlobalShadow*>(calloc(kGlobalSlots, sizeof(GlobalShadow)));
+  if (global_context.table == nullptr) fail(GPUVEC_EMULATION_FAILURE_EXCEPTION, "std::bad_alloc");
+}
+
+// The context of the block this OS thread runs: when a kernel's checked
+// pointer parameter is made, at the start of its block (or fiber).
+inline GlobalContext* block_global_context() {
+  GlobalContext& c = global_context;
+  if (__builtin_expect(c.table == nullptr, 0)) make_global_shadow();
+  c.epoch = &epoch;
+  c.thread = thread_idx_at;
+  c.warp_syncs = warp_syncs;
+  c.dim_x = blockDim.x;
+  c.dim_y = blockDim.y;
+  return &c;
+}
+
+// The record of the element at p, numbered `slot`; a fresh one if stale.
+inline GlobalShadow& global_record(const GlobalContext& c, const void* p, uint64_t slot) {
+  GlobalShadow& s = c.table[slot & (kGlobalSlots - 1)];
+  const uint32_t e = *c.epoch;
+  if (s.address != p || s.epoch != e) {
+    s.address = p;
+    s.epoch = e;
+    s.w_thread = kNoThread;
+    s.r_thread[0] = kNoThread;
+    s.r_thread[1] = kNoThread;
+  }
+  return s;
+}
+
+// "at cell.cu:7", or what is known of an access without a line (*p, p->).
+struct WhereText {
+  char text[300];
+};
+inline WhereText where_text(const char* file, uint32_t line) {
+  WhereText r;
+  if (line == 0) {
+    snprintf(r.text, sizeof r.text, "through *p or p-> (no line known)");
+  } else if (file[0] == '\0') {
+    snprintf(r.text, sizeof r.text, "at line %u", line);
+  } else {
+    snprintf(r.text, sizeof r.text, "at %s:%u", file, line);
+  }
+  return r;
+}
+
+[[noreturn]] __attribute__((noinline, cold)) inline void global_race(
+    const char* hazard, const Site& site, uint32_t me, const char* my_access, uint32_t other,
+    uint32_t other_line, const char* other_access) {
+  fail_with(GPUVEC_EMULATION_FAILURE_RACE,
+            "global memory race (%s hazard) in kernel '%s' on %s[%lld]: thread %s %s it %s, "
+            "and thread %s %s it %s, with no __syncthreads() between them",
+            hazard, kernel_name, site.name, static_cast<long long>(site.index),
+            thread_text(me).text, my_access, where_text(site.file, site.line).text,
+            thread_text(other).text, other_access, where_text(site.file, other_line).text);
+}
+
+// The same rules as on_read and on_write for shared memory, less initcheck.
+inline void on_global_read(const GlobalContext& c, const void* p, uint64_t slot,
+                           const Site& site) {
+  GlobalShadow& s = global_record(c, p, slot);
+  const uint32_t me = c.me();
+  if (s.w_thread != kNoThread) {
+    const uint32_t writer = s.w_thread & kThreadBits;
+    if (__builtin_expect(writer != me && !c.ordered(writer, s.w_sync, me), 0))
+      global_race("read-after-write", site, me, "reads", writer, s.w_line,
+                  s.w_thread & kAtomicWrite ? "atomically wrote" : "wrote");
+  }
+  const uint16_t sync = c.warp_syncs[me / 32];
+  const int k = s.r_thread[0] == kNoThread || s.r_thread[0] == me   ? 0
+                : s.r_thread[1] == kNoThread || s.r_thread[1] == me ? 1
+                                                                    : 2;
+  if (k < 2) {
+    s.r_thread[k] = static_cast<uint16_t>(me);
+    s.r_line[k] = site.line;
+    s.r_sync[k] = sync;
+  }
+}
+
+inline void on_global_write(const GlobalContext& c, const void* p, uint64_t slot, const Site& site,
+                            bool atomic) {
+  GlobalShadow& s = global_record(c, p, slot);
+  const uint32_t me = c.me();
+  if (s.w_thread != kNoThread) {
+    const uint32_t writer = s.w_thread & kThreadBits;
+    const bool both_atomic = atomic && (s.w_thread & kAtomicWrite);
+    if (__builtin_expect(writer != me && !both_atomic && !c.ordered(writer, s.w_sync, me), 0))
+      global_race("write-after-write", site, me, atomic ? "atomically writes" : "writes", writer,
+                  s.w_line, s.w_thread & kAtomicWrite ? "atomically wrote" : "wrote");
+  }
+  for (int k = 0; k < 2; ++k) {
+    const uint32_t reader = s.r_thread[k];
+    if (__builtin_expect(
+            reader != kNoThread && reader != me && !c.ordered(reader, s.r_sync[k], me), 0))
+      global_race("write-after-read", site, me, atomic ? "atomically writes" : "writes", reader,
+                  s.r_line[k], "read");
+  }
+  // A thread's plain write stays the record over its own later atomic.
+  if (atomic && s.w_thread == me) return;
+  s.w_line = site.line;
+  s.w_thread = static_cast<uint16_t>(me | (atomic ? kAtomicWrite : 0));
+  s.w_sync = c.warp_syncs[me / 32];
+}
+
+template <class T>
+inline uint64_t slot_of(const T* p) {
+  return reinterpret_cast<uintptr_t>(p) / sizeof(T);
+}
+
+// One element of a checked pointer's array (p[i], *p) of a type that is
+// written: a reference that records each read and write. It holds the
+// element's value from when it was made, so that a copy of it (`auto x =
+// p[i];`) keeps that value, as a copy of a T would: used in place (a
+// temporary) it reads and writes the element; a copy reads and writes its
+// own value only, unrecorded.
+template <class T>
+class GlobalRef {
+ public:
+  GlobalRef(T* pointer, int64_t length, GlobalContext* context, const Site& site)
+      : pointer_(pointer), value_(*pointer), length_(length), context_(context), site_(site) {}
+  GlobalRef(const GlobalRef&) = default;
+
+  operator T() const&& {
+    if (context_) on_global_read(*context_, pointer_, slot_of(pointer_), site_);
+    return value_;
+  }
+  operator T() const& { return value_; }
+
+  GlobalRef&& operator=(T value) && {  // by value: from a volatile element too
+    if (context_) on_global_write(*context_, pointer_, slot_of(pointer_), site_, false);
+    *pointer_ = value_ = value;
+    return static_cast<GlobalRef&&>(*this);
+  }
+  GlobalRef&& operator=(GlobalRef&& other) && {
+    return std::move(*this) = static_cast<T>(std::move(other));
+  }
+  GlobalRef&& operator=(const GlobalRef& other) && { return std::move(*this) = other.value_; }
+  GlobalRef& operator=(T value) & {
+    value_ = value;
+    return *this;
+  }
+  GlobalRef& operator=(GlobalRef&& other) & { return *this = static_cast<T>(std::move(other)); }
+  GlobalRef& operator=(const GlobalRef& other) & { return *this = other.value_; }
+
+#define GPUVEC_EMU_COMPOUND(op)             \
+  template <class U>                        \
+  GlobalRef&& operator op(U&& value)&& {    \
+    T x = static_cast<T>(std::move(*this)); \
+    x op std::forward<U>(value);            \
+    return std::move(*this) = x;            \
+  }                                         \
+  template <class U>                        \
+  GlobalRef& operator op(U&& value)& {      \
+    value_ op std::forward<U>(value);       \
+    return *this;                           \
+  }
+  GPUVEC_EMU_COMPOUND(+=)
+  GPUVEC_EMU_COMPOUND(-=)
+  GPUVEC_EMU_COMPOUND(*=)
+  GPUVEC_EMU_COMPOUND(/=)
+  GPUVEC_EMU_COMPOUND(%=)
+  GPUVEC_EMU_COMPOUND(&=)
+  GPUVEC_EMU_COMPOUND(|=)
+  GPUVEC_EMU_COMPOUND(^=)
+  GPUVEC_EMU_COMPOUND(<<=)
+  GPUVEC_EMU_COMPOUND(>>=)
+#undef GPUVEC_EMU_COMPOUND
+  GlobalRef&& operator++() && { return std::move(*this) += 1; }
+  GlobalRef&& operator--() && { return std::move(*this) -= 1; }
+  T operator++(int) && {
+    const T old = static_cast<T>(std::move(*this));
+    std::move(*this) = static_cast<T>(old + 1);
+    return old;
+  }
+  T operator--(int) && {
+    const T old = static_cast<T>(std::move(*this));
+    std::move(*this) = static_cast<T>(old - 1);
+    return old;
+  }
+  GlobalRef& operator++() & { return *this += 1; }
+  GlobalRef& operator--() & { return *this -= 1; }
+  T operator++(int) & {
+    const T old = value_;
+    value_ = static_cast<T>(old + 1);
+    return old;
+  }
+  T operator--(int) & {
+    const T old = value_;
+    value_ = static_cast<T>(old - 1);
+    return old;
+  }
+
+  // &p[i]: a checked pointer to the element (an atomic on it is checked as
+  // an atomic access); the address of a copy is the copy's.
+  gpuvec_checked<T> operator&() const&&;
+  T* operator&() & { return &value_; }
+  const T* operator&() const& { return &value_; }
+
+  // The element's value, recorded as a read (printf, shuffles).
+  T read() const { return static_cast<T>(static_cast<const GlobalRef&&>(*this)); }
+
+ private:
+  T* pointer_;
+  T value_;
+  int64_t length_;
+  GlobalContext* context_;  // nullptr: not recorded
+  Site site_;
+};
+
+template <class E>
+inline E plain(const GlobalRef<E>& value) {
+  return value.read();
+}
+
+}  // namespace gpuvec_emu
+#endif  // GPUVEC_EMULATION_CHECKED
+
+namespace gpuvec_emu {
+#if GPUVEC_EMULATION_CHECKED
+using GlobalContextPointer = GlobalContext*;
+inline GlobalContext* context_of_parameter(bool written) {
+  return written ? block_global_context() : nullptr;
+}
+#else
+using GlobalContextPointer = void*;
+inline void* context_of_parameter(bool) { return nullptr; }
+#endif
+
+template <class P>
+struct is_checked : std::false_type {};
+template <class T>
+struct is_checked<gpuvec_checked<T>> : std::true_type {};
+
+// What p[i] of a gpuvec_checked<T> gives: a GlobalRef where checked mode
+// records the element's accesses (arithmetic T, neither const nor volatile);
+// otherwise a plain reference (const data is only read; structs and
+// volatile data are bounds-checked only).
+template <class T>
+constexpr bool kRecordedElement =
+#if GPUVEC_EMULATION_CHECKED
+    std::is_arithmetic<T>::value && !std::is_const<T>::value && !std::is_volatile<T>::value;
+#else
+    false;
+#endif
+template <class T, bool = kRecordedElement<T>>
+struct ElementRef {
+  using type = std::add_lvalue_reference_t<T>;
+};
+#if GPUVEC_EMULATION_CHECKED
+template <class T>
+struct ElementRef<T, true> {
+  using type = GlobalRef<T>;
+};
+#endif
+
+// U* is what a T* converts to implicitly: the same type as or more
+// qualified, or void.
+template <class U, class T>
+constexpr bool kImplicitPointer = (std::is_same<std::remove_cv_t<U>, std::remove_cv_t<T>>::value ||
+                                   std::is_void<U>::value) &&
+                                  (std::is_const<U>::value || !std::is_const<T>::value) &&
+                                  (std::is_volatile<U>::value || !std::is_volatile<T>::value);
+}  // namespace gpuvec_emu
+
+// A pointer compiled checked. gpuvec rewrites each pointer parameter of a
+// kernel, `float* out`, into `gpuvec_checked<float> out`: a pointer into
+// one argument's array that checks every access against the array's bounds.
+// Out of bounds, the launch's first fault is recorded and the access goes to
+// a dummy element, so nothing is corrupted and the kernel runs on.
+//
+// A pointer derived from it stays checked: p + i, &p[i], and (rewritten the
+// same way) a local pointer declared in a function body (`const float* row =
+// A + r * cols;`) and a pointer parameter of a __device__ function, of the
+// types a kernel's parameter is rewritten for. Such a pointer can also hold
+// a raw pointer (a __shared__ array's, a local array's, nullptr): it then
+// checks nothing, as a raw pointer would. A raw pointer taken from a checked
+// one (converting it to T*, or a cast to another pointer type) is not
+// checked.
+//
+// In checked mode p[i] also records, per element, the threads that read and
+// write it (see GlobalShadow), to find races within a block.
 template <class T>
 class gpuvec_checked {
+  using Ref = typename gpuvec_emu::ElementRef<T>::type;
+  static constexpr int64_t kUnbounded = INT64_MAX;
+
  public:
   using reference = std::add_lvalue_reference_t<T>;
 
   explicit gpuvec_checked(const gpuvec_emulation_pointer& arg)
-      : base_(static_cast<T*>(arg.data)), offset_(0), length_(length_of(arg)), name_(arg.name) {}
+      : base_(static_cast<T*>(arg.data)),
+        offset_(0),
+        length_(length_of(arg)),
+        name_(arg.name),
+        context_(gpuvec_emu::context_of_parameter(!std::is_const<T>::value)) {}
+  // A raw pointer (nullptr, a __shared__ array, ...): passed through unchecked.
+  gpuvec_checked() : gpuvec_checked(nullptr) {}
+  gpuvec_checked(std::nullptr_t)
+      : base_(nullptr), offset_(0), length_(kUnbounded), name_(nullptr), context_(nullptr) {}
+  template <class S, std::enable_if_t<!gpuvec_emu::is_checked<std::decay_t<S>>::value &&
+                                          std::is_convertible<S&&, T*>::value,
+                                      int> = 0>
+  gpuvec_checked(S&& raw) : gpuvec_checked(nullptr) {
+    base_ = static_cast<T*>(static_cast<S&&>(raw));
+  }
+  template <class I, gpuvec_emu::if_index<I> = 0>
+  gpuvec_checked(I) : gpuvec_checked(nullptr) {}  // 0 and NULL, as null pointer constants
+  // A checked pointer to the same type, less qualified: the same checks.
+  template <class U, std::enable_if_t<gpuvec_emu::kImplicitPointer<T, U> &&
+                                          !std::is_same<T, U>::value && !std::is_void<T>::value,
+                                      int> = 0>
+  gpuvec_checked(const gpuvec_checked<U>& p)
+      : base_(p.base_),
+        offset_(p.offset_),
+        length_(p.length_),
+        name_(p.name_),
+        context_(p.context_) {}
 
-  reference operator[](gpuvec_emu::Index i) const { return at(i.value, i.line, i.file); }
-  reference operator*() const { return at(0); }
-  T* operator->() const { return &at(0); }
+  Ref operator[](gpuvec_emu::Index i) const { return element(i.value, i.line, i.file); }
+  Ref operator*() const { return element(0, 0, ""); }
+  T* operator->() const { return &at(0, 0, ""); }
 
-  // To T* (or a more qualified pointer) implicitly, for a device function
+  // To T* (or a more qualified pointer, or void*) implicitly, for a function
   // that takes a T*; to another pointer type only explicitly, as a cast.
   // Templates, so that p[i] finds no built-in subscript through a
   // conversion to T*, which would make operator[] ambiguous.
-  template <class U, gpuvec_emu::if_pointee<U, T> = 0>
+  template <class U, std::enable_if_t<gpuvec_emu::kImplicitPointer<U, T>, int> = 0>
   operator U*() const {
     return base_ + offset_;
   }
-  template <class U, gpuvec_emu::if_not_pointee<U, T> = 0>
+  template <class U, std::enable_if_t<!gpuvec_emu::kImplicitPointer<U, T>, int> = 0>
   explicit operator U*() const {
     return (U*)(base_ + offset_);
   }
   explicit operator bool() const { return base_ + offset_ != nullptr; }
   friend bool operator==(const gpuvec_checked& p, std::nullptr_t) { return !p; }
   friend bool operator!=(const gpuvec_checked& p, std::nullptr_t) { return !!p; }
-  friend bool operator==(const gpuvec_checked& p, const gpuvec_checked& q) {
-    return p.base_ + p.offset_ == q.base_ + q.offset_;
-  }
-  friend bool operator!=(const gpuvec_checked& p, const gpuvec_checked& q) { return !(p == q); }
-  friend bool operator<(const gpuvec_checked& p, const gpuvec_checked& q) {
-    return p.base_ + p.offset_ < q.base_ + q.offset_;
-  }
-  friend bool operator>(const gpuvec_checked& p, const gpuvec_checked& q) { return q < p; }
-  friend bool operator<=(const gpuvec_checked& p, const gpuvec_checked& q) { return !(q < p); }
-  friend bool operator>=(const gpuvec_checked& p, const gpuvec_checked& q) { return !(p < q); }
-  friend ptrdiff_t operator-(const gpuvec_checked& p, const gpuvec_checked& q) {
-    return (p.base_ + p.offset_) - (q.base_ + q.offset_);
-  }
+  // Where it points (comparisons and differences, below).
+  T* get() const { return base_ + offset_; }
 
   template <class I, gpuvec_emu::if_index<I> = 0>
   friend gpuvec_checked operator+(gpuvec_checked p, I i) {
@@ -1011,7 +1504,32 @@ class gpuvec_checked {
     return old;
   }
 
+  // The element i past where it points, bounds-checked; for the atomics.
+  T* checked_address(int64_t i, uint32_t line, const char* file) const {
+    return &at(i, line, file);
+  }
+#if GPUVEC_EMULATION_CHECKED
+  // Records an atomic write of the element where it points.
+  void record_atomic(uint32_t line, const char* file) const {
+    T* const p = base_ + offset_;
+    if (context_ && static_cast<uint64_t>(offset_) < static_cast<uint64_t>(length_))
+      gpuvec_emu::on_global_write(*context_, p, gpuvec_emu::slot_of(p),
+                                  {name_, offset_, line, file}, true);
+  }
+#endif
+
  private:
+  template <class U>
+  friend class gpuvec_checked;
+#if GPUVEC_EMULATION_CHECKED
+  template <class U>
+  friend class gpuvec_emu::GlobalRef;
+#endif
+
+  gpuvec_checked(T* base, int64_t offset, int64_t length, const char* name,
+                 gpuvec_emu::GlobalContextPointer context)
+      : base_(base), offset_(offset), length_(length), name_(name), context_(context) {}
+
   static int64_t length_of(const gpuvec_emulation_pointer& arg) {
     if constexpr (std::is_void<T>::value) {
       return arg.count;
@@ -1021,30 +1539,113 @@ class gpuvec_checked {
     }
   }
 
-  reference at(int64_t i, uint32_t line = 0, const char* file = "") const {
+  reference at(int64_t i, uint32_t line, const char* file) const {
     const int64_t k =
         static_cast<int64_t>(static_cast<uint64_t>(offset_) + static_cast<uint64_t>(i));
-    if (__builtin_expect(static_cast<uint64_t>(k) < static_cast<uint64_t>(length_), 1))
+    if (__builtin_expect(static_cast<uint64_t>(k) < static_cast<uint64_t>(length_), 1)) {
+      if constexpr (std::is_volatile<T>::value && std::is_scalar<T>::value)  // a spin?
+        gpuvec_emu::spin_read(base_ + k, gpuvec_emu::spin_bits<std::remove_cv_t<T>>(base_[k]),
+                              line, file);
       return base_[k];
-    return gpuvec_emu::index_fault<T>(name_, k, length_, line, file);
+    }
+    if (name_ == nullptr) return base_[k];  // a raw pointer: a negative index is its own
+    if (line != 0) gpuvec_emu::index_fault_at(name_, k, length_, line, file);
+    return gpuvec_emu::index_fault<T>(name_, k, length_, 0, file);
+  }
+
+  Ref element(int64_t i, uint32_t line, const char* file) const {
+#if GPUVEC_EMULATION_CHECKED
+    const int64_t k =
+        static_cast<int64_t>(static_cast<uint64_t>(offset_) + static_cast<uint64_t>(i));
+    const bool inside = static_cast<uint64_t>(k) < static_cast<uint64_t>(length_);
+    if constexpr (gpuvec_emu::kRecordedElement<T>) {
+      T& e = at(i, line, file);
+      return Ref(&e, length_, inside ? context_ : nullptr, {name_, k, line, file});
+    } else if constexpr (!std::is_void<T>::value && std::is_const<T>::value) {
+      // Read-only here, but written through another pointer: a read.
+      T& e = at(i, line, file);
+      if (context_ && inside)
+        gpuvec_emu::on_global_read(*context_, &e, gpuvec_emu::slot_of(&e), {name_, k, line, file});
+      return e;
+    } else {
+      return at(i, line, file);
+    }
+#else
+    return at(i, line, file);
+#endif
   }
 
   T* base_;
-  int64_t offset_;  // where the pointer points, from base_, in elements
-  int64_t length_;
-  const char* name_;
+  int64_t offset_;    // where the pointer points, from base_, in elements
+  int64_t length_;    // kUnbounded: a raw pointer
+  const char* name_;  // nullptr: a raw pointer
+  // Where its elements' accesses are recorded (checked mode); nullptr: they are not.
+  gpuvec_emu::GlobalContextPointer context_;
 };
+
+#if GPUVEC_EMULATION_CHECKED
+template <class T>
+inline gpuvec_checked<T> gpuvec_emu::GlobalRef<T>::operator&() const&& {
+  if (site_.name == nullptr) return gpuvec_checked<T>(pointer_);
+  const int64_t k = site_.index;
+  if (static_cast<uint64_t>(k) >= static_cast<uint64_t>(length_))
+    return gpuvec_checked<T>(pointer_);  // the dummy of a fault
+  return gpuvec_checked<T>(pointer_ - k, k, length_, site_.name, context_);
+}
+#endif
+
+namespace gpuvec_emu {
+// Comparisons and differences of checked pointers, with each other or with
+// raw ones (templates: exact matches, before the built-in operators).
+template <class T>
+inline T* address(const gpuvec_checked<T>& p) {
+  return p.get();
+}
+template <class T>
+inline T* address(T* p) {
+  return p;
+}
+template <class A, class B>
+using if_checked_pair = std::enable_if_t<(is_checked<A>::value || is_checked<B>::value) &&
+                                             (is_checked<A>::value || std::is_pointer<A>::value) &&
+                                             (is_checked<B>::value || std::is_pointer<B>::value),
+                                         int>;
+}  // namespace gpuvec_emu
+
+#define GPUVEC_EMU_POINTER_OPERATOR(op)                              \
+  template <class A, class B, gpuvec_emu::if_checked_pair<A, B> = 0> \
+  inline auto operator op(const A& a, const B& b)                    \
+      ->decltype(gpuvec_emu::address(a) op gpuvec_emu::address(b)) { \
+    return gpuvec_emu::address(a) op gpuvec_emu::address(b);         \
+  }
+GPUVEC_EMU_POINTER_OPERATOR(==)
+GPUVEC_EMU_POINTER_OPERATOR(!=)
+GPUVEC_EMU_POINTER_OPERATOR(<)
+GPUVEC_EMU_POINTER_OPERATOR(>)
+GPUVEC_EMU_POINTER_OPERATOR(<=)
+GPUVEC_EMU_POINTER_OPERATOR(>=)
+GPUVEC_EMU_POINTER_OPERATOR(-)
+#undef GPUVEC_EMU_POINTER_OPERATOR
 
 template <class T>
 inline std::remove_const_t<T> __ldg(gpuvec_checked<T> p) {
   return *p;
 }
 
-// The atomics on a checked pointer check the element.
-#define GPUVEC_EMU_CHECKED(name)                                             \
-  template <class T, class... V>                                             \
-  inline auto name(gpuvec_checked<T> p, V... v)->decltype(name(&*p, v...)) { \
-    return name(&*p, v...);                                                  \
+// The atomics on a checked pointer check the element, and record an atomic
+// access of it (atomics do not race with each other).
+#if GPUVEC_EMULATION_CHECKED
+#define GPUVEC_EMU_RECORD_ATOMIC p.record_atomic(line, file)
+#else
+#define GPUVEC_EMU_RECORD_ATOMIC (void)0
+#endif
+#define GPUVEC_EMU_CHECKED(name)                              \
+  template <class T, class V>                                 \
+  inline auto name(gpuvec_checked<T> p, V v, GPUVEC_EMU_SITE) \
+      ->decltype(name(static_cast<T*>(nullptr), v)) {         \
+    T* const at = p.checked_address(0, line, file);           \
+    GPUVEC_EMU_RECORD_ATOMIC;                                 \
+    return name(at, v, line, file);                           \
   }
 GPUVEC_EMU_CHECKED(atomicAdd)
 GPUVEC_EMU_CHECKED(atomicSub)
@@ -1054,10 +1655,33 @@ GPUVEC_EMU_CHECKED(atomicXor)
 GPUVEC_EMU_CHECKED(atomicExch)
 GPUVEC_EMU_CHECKED(atomicMin)
 GPUVEC_EMU_CHECKED(atomicMax)
-GPUVEC_EMU_CHECKED(atomicCAS)
 GPUVEC_EMU_CHECKED(atomicInc)
 GPUVEC_EMU_CHECKED(atomicDec)
 #undef GPUVEC_EMU_CHECKED
+template <class T, class C, class V>
+inline auto atomicCAS(gpuvec_checked<T> p, C compare, V v, GPUVEC_EMU_SITE)
+    -> decltype(atomicCAS(static_cast<T*>(nullptr), compare, v)) {
+  T* const at = p.checked_address(0, line, file);
+  GPUVEC_EMU_RECORD_ATOMIC;
+  return atomicCAS(at, compare, v, line, file);
+}
+#undef GPUVEC_EMU_RECORD_ATOMIC
+
+#if GPUVEC_EMULATION_CHECKED
+// The shuffles take a recorded element's value (a template would deduce the
+// reference type).
+#define GPUVEC_EMU_GLOBAL_SHUFFLE(name, Arg)                                     \
+  template <class E>                                                             \
+  inline E name(unsigned int mask, const gpuvec_emu::GlobalRef<E>& var, Arg arg, \
+                int width = warpSize, GPUVEC_EMU_SITE) {                         \
+    return name(mask, var.read(), arg, width, line, file);                       \
+  }
+GPUVEC_EMU_GLOBAL_SHUFFLE(__shfl_sync, int)
+GPUVEC_EMU_GLOBAL_SHUFFLE(__shfl_up_sync, unsigned int)
+GPUVEC_EMU_GLOBAL_SHUFFLE(__shfl_down_sync, unsigned int)
+GPUVEC_EMU_GLOBAL_SHUFFLE(__shfl_xor_sync, int)
+#undef GPUVEC_EMU_GLOBAL_SHUFFLE
+#endif
 
 #if GPUVEC_EMULATION_CHECKED
 // --- Checked shared memory -------------------------------------------------------------------
@@ -1329,7 +1953,7 @@ class gpuvec_shared_dynamic {
   template <class E, class... V>                                                              \
   inline auto name(gpuvec_emu::SharedAddress<E> a, V... v)->decltype(name(a.pointer, v...)) { \
     gpuvec_emu::on_write(*a.shadow, a.site, true);                                            \
-    return name(a.pointer, v...);                                                             \
+    return name(a.pointer, v..., a.site.line, a.site.file);                                   \
   }
 GPUVEC_EMU_SHARED_ATOMIC(atomicAdd)
 GPUVEC_EMU_SHARED_ATOMIC(atomicSub)

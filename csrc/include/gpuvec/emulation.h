@@ -26,7 +26,7 @@
 extern "C" {
 #endif
 
-#define GPUVEC_EMULATION_VERSION 2
+#define GPUVEC_EMULATION_VERSION 3
 
 typedef struct gpuvec_emulation_dim3 {
   uint32_t x, y, z;
@@ -101,6 +101,18 @@ typedef struct gpuvec_emulation_runtime {
   /* Cooperative blocks only: ends the calling thread as if it had returned
    * from the kernel. Never returns. */
   void (*exit_thread)(struct gpuvec_emulation_block* block);
+
+  /* The calling thread spins: it waits for another thread to change memory
+   * (it read the same value again and again through a volatile read or an
+   * atomic, or called __nanosleep or __threadfence in a loop). Lets the
+   * block's other threads run, and returns when the caller's turn comes
+   * again. `changes` counts the reads of the calling OS thread, through the
+   * calls that spin, that saw something new. If no thread of the launch can
+   * ever change what the caller waits for, fails the launch, naming `kernel`
+   * and file:line, and never returns. In a block run as a plain loop (and in
+   * a context without threads) it does nothing. */
+  void (*spin)(struct gpuvec_emulation_block* block, uint64_t changes, const char* kernel,
+               const char* file, uint32_t line);
 } gpuvec_emulation_runtime;
 
 /* One block of a launch, as an entry sees it. The runtime owns it; an OS

@@ -50,7 +50,10 @@ typedef enum gpuvec_dtype {
   GPUVEC_UINT8 = 7,
   GPUVEC_UINT16 = 8,
   GPUVEC_UINT32 = 9,
-  GPUVEC_UINT64 = 10
+  GPUVEC_UINT64 = 10,
+  /* IEEE half, stored only: the ops read it as float32 (as NumPy's float16
+   * loops compute), so no op computes in it; copies and conversions move it. */
+  GPUVEC_FLOAT16 = 11
 } gpuvec_dtype;
 
 /* Where an array's elements are. */

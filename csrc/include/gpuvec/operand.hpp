@@ -38,10 +38,33 @@ GPUVEC_HD U truncated_unsigned(F x) {
 //     out of range (NumPy warns "invalid value encountered in cast") gives
 //     what NumPy gives on x86-64: narrower integers and int32 go through
 //     int32, uint32 and uint64 through the unsigned conversion of their
-//     width, int64 through int64.
+//     width, int64 through int64;
+//   - to and from float16 (half): a float or double rounds to it once, and it
+//     widens exactly to either; to an integer or bool it goes as its float32
+//     value does, and an integer or bool comes to it as its float32 value
+//     does (NumPy's casts: every integer that float32 rounds is far beyond
+//     float16's range, an infinity either way).
 template <class To, class From>
 GPUVEC_HD To convert(From x) {
-  if constexpr (is_same_v<To, bool>) {
+  if constexpr (is_same_v<From, half>) {
+    if constexpr (is_same_v<To, half>) {
+      return x;
+    } else if constexpr (is_same_v<To, double>) {
+      return double_from_half(x);  // exact, a NaN's payload kept
+    } else if constexpr (is_same_v<To, bool>) {
+      return (x.bits & 0x7fffu) != 0;  // -0.0 is false, NaN true
+    } else {
+      return convert<To>(float_from_half(x));
+    }
+  } else if constexpr (is_same_v<To, half>) {
+    if constexpr (is_same_v<From, double>) {
+      return half_from_double(x);
+    } else if constexpr (is_same_v<From, float>) {
+      return half_from_float(x);
+    } else {
+      return half_from_float(static_cast<float>(x));
+    }
+  } else if constexpr (is_same_v<To, bool>) {
     return x != From(0);
   } else if constexpr (is_float_v<From> && !is_float_v<To>) {
     if constexpr (is_same_v<To, uint32_t> || is_same_v<To, uint64_t>) {

@@ -116,6 +116,143 @@ struct wrapping_of<uint64_t> {
 template <class T>
 using wrapping_t = typename wrapping_of<T>::type;
 
+// IEEE 754 binary16 (NumPy's float16), as its bits. gpuvec stores it and
+// computes in float32, as NumPy's float16 loops do, so it needs no
+// arithmetic: only the conversions below, which use integer operations
+// alone. So the type is the same under every compiler (no _Float16, no
+// cuda_fp16.h, which NVRTC could not include) and gives the same bits on
+// every device, its flags and rounding modes notwithstanding.
+struct half {
+  uint16_t bits;
+};
+
+namespace half_detail {
+
+// A float's or double's bits, and back (memcpy, which the host compilers
+// turn into a move; the device's own intrinsics on the GPU).
+GPUVEC_HD uint32_t bits_of(float x) {
+#if defined(__CUDA_ARCH__)
+  return __float_as_uint(x);
+#else
+  uint32_t u;
+  __builtin_memcpy(&u, &x, sizeof u);
+  return u;
+#endif
+}
+GPUVEC_HD uint64_t bits_of(double x) {
+#if defined(__CUDA_ARCH__)
+  return static_cast<uint64_t>(__double_as_longlong(x));
+#else
+  uint64_t u;
+  __builtin_memcpy(&u, &x, sizeof u);
+  return u;
+#endif
+}
+GPUVEC_HD float float_of(uint32_t u) {
+#if defined(__CUDA_ARCH__)
+  return __uint_as_float(u);
+#else
+  float x;
+  __builtin_memcpy(&x, &u, sizeof x);
+  return x;
+#endif
+}
+GPUVEC_HD double double_of(uint64_t u) {
+#if defined(__CUDA_ARCH__)
+  return __longlong_as_double(static_cast<long long>(u));
+#else
+  double x;
+  __builtin_memcpy(&x, &u, sizeof x);
+  return x;
+#endif
+}
+
+// m / 2^shift (0 < shift < the bits of U) rounded to the nearest integer,
+// ties to even.
+template <class U>
+GPUVEC_HD U shifted_to_nearest_even(U m, int shift) {
+  const U q = m >> shift;
+  const U rest = m & ((U(1) << shift) - 1);
+  const U tie = U(1) << (shift - 1);
+  return q + ((rest > tie || (rest == tie && (q & 1))) ? 1 : 0);
+}
+
+// The half nearest to a binary float of `Mant` fraction bits, exponent bias
+// `Bias` and bits `u` (U: uint32_t for float, uint64_t for double), ties to
+// even, rounded once: a double is never rounded to float first. Beyond
+// 65504 (from 65520 up) it is an infinity, and below the smallest subnormal
+// half a zero, of the sign of u. A NaN stays a NaN of its sign with the top
+// bits of its payload, as NumPy converts one (quiet or signalling as it was).
+template <class U, int Mant, int Bias>
+GPUVEC_HD half half_of_bits(U u) {
+  constexpr int kBits = 8 * sizeof(U);
+  const uint16_t sign = static_cast<uint16_t>((u >> (kBits - 16)) & 0x8000u);
+  const U a = u & ~(U(1) << (kBits - 1));  // |x|
+  const U inf = ((U(1) << (kBits - 1 - Mant)) - 1) << Mant;
+  const U mantissa = a & ((U(1) << Mant) - 1);
+  if (a >= inf) {
+    if (a == inf) return half{static_cast<uint16_t>(sign | 0x7c00u)};
+    const uint16_t payload = static_cast<uint16_t>(mantissa >> (Mant - 10));
+    return half{static_cast<uint16_t>(sign | 0x7c00u | (payload == 0 ? 1 : payload))};
+  }
+  const int exponent = static_cast<int>(a >> Mant);  // biased
+  // The half's exponent field is exponent - Bias + 15: 1 and up is normal.
+  if (exponent - Bias + 15 >= 1) {
+    // Rebias in place: the fraction's carry into the exponent, and past the
+    // largest exponent into 0x7c00 (infinity), is the right result.
+    const U rebiased = a - (static_cast<U>(Bias - 15) << Mant);
+    const U h = shifted_to_nearest_even<U>(rebiased, Mant - 10);
+    return half{static_cast<uint16_t>(sign | (h >= 0x7c00u ? 0x7c00u : static_cast<uint16_t>(h)))};
+  }
+  // A subnormal half (or zero): |x| / 2^-24 = significand * 2^(exponent -
+  // Bias - Mant + 24), rounded; from a float subnormal (exponent 0) too.
+  const int shift = Bias + Mant - 24 - exponent;
+  if (exponent == 0 || shift > Mant + 1) return half{sign};  // below half the smallest subnormal
+  const U significand = mantissa | (U(1) << Mant);
+  return half{static_cast<uint16_t>(sign | shifted_to_nearest_even<U>(significand, shift))};
+}
+
+// The bits of a half's exact value as a binary float of `Mant` fraction bits
+// and exponent bias `Bias`; a NaN keeps its payload, as NumPy's does.
+template <class U, int Mant, int Bias>
+GPUVEC_HD U bits_of_half(half h) {
+  constexpr int kBits = 8 * sizeof(U);
+  const U sign = static_cast<U>(h.bits & 0x8000u) << (kBits - 16);
+  const int exponent = (h.bits >> 10) & 0x1f;
+  U fraction = h.bits & 0x3ffu;
+  if (exponent == 0x1f) {
+    const U inf = ((U(1) << (kBits - 1 - Mant)) - 1) << Mant;
+    return sign | inf | (fraction << (Mant - 10));
+  }
+  if (exponent != 0)
+    return sign | (static_cast<U>(exponent - 15 + Bias) << Mant) | (fraction << (Mant - 10));
+  if (fraction == 0) return sign;
+  // Subnormal: fraction * 2^-24, normalized (the top bit moves to bit 10).
+  int e = 1 - 15 + Bias;
+  while ((fraction & 0x400u) == 0) {
+    fraction <<= 1;
+    --e;
+  }
+  return sign | (static_cast<U>(e) << Mant) | ((fraction & 0x3ffu) << (Mant - 10));
+}
+
+}  // namespace half_detail
+
+// The conversions, each exact or rounded once to nearest even, as NumPy's
+// (npy_float_to_half, npy_double_to_half, npy_half_to_float, ...).
+GPUVEC_HD half half_from_float(float x) {
+  return half_detail::half_of_bits<uint32_t, 23, 127>(half_detail::bits_of(x));
+}
+GPUVEC_HD half half_from_double(double x) {
+  return half_detail::half_of_bits<uint64_t, 52, 1023>(half_detail::bits_of(x));
+}
+GPUVEC_HD float float_from_half(half h) {
+  return half_detail::float_of(half_detail::bits_of_half<uint32_t, 23, 127>(h));
+}
+GPUVEC_HD double double_from_half(half h) {
+  return half_detail::double_of(half_detail::bits_of_half<uint64_t, 52, 1023>(h));
+}
+
 }  // namespace gpuvec
 
 #endif  // GPUVEC_PORTABLE_HPP

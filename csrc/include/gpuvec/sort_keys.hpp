@@ -76,6 +76,30 @@ GPUVEC_HD sort_key_t<T> sort_key(T x) {
   }
 }
 
+// The value whose key is `key`, for the keys that stand for one value: every
+// key of an integer or bool, and of a float but the two that stand for
+// several (0.0 and -0.0's, the NaNs'); a sort of keys alone gives those back
+// from its input (host/sort.cpp, the host backend only).
+#if !defined(__CUDACC_RTC__)
+template <class T>
+GPUVEC_HD T sort_key_value(sort_key_t<T> key) {
+  using K = sort_key_t<T>;
+  constexpr K top = static_cast<K>(K{1} << (8 * sizeof(K) - 1));
+  if constexpr (is_same_v<T, float> || is_same_v<T, double>) {
+    const K bits = (key & top) ? static_cast<K>(key ^ top) : static_cast<K>(~key);
+    T x;
+    memcpy(&x, &bits, sizeof x);
+    return x;
+  } else if constexpr (is_same_v<T, bool>) {
+    return key != 0;
+  } else if constexpr (static_cast<T>(-1) < static_cast<T>(0)) {  // signed
+    return static_cast<T>(static_cast<K>(key ^ top));
+  } else {
+    return static_cast<T>(key);
+  }
+}
+#endif
+
 }  // namespace gpuvec
 
 #endif  // GPUVEC_SORT_KEYS_HPP

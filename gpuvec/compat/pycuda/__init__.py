@@ -12,8 +12,9 @@ The same code then runs on gpuvec's CUDA backend (NVRTC compiles the
 kernels) and on its host backend, without a GPU (the host compiler runs
 them in gpuvec's CUDA emulation). What differs from PyCUDA, and why:
 
-- Data lives in gpuvec's dtypes, every real dtype but float16: a ``GPUArray``
-  or a ``memcpy`` of another dtype raises ``TypeError``. A kernel still
+- Data lives in gpuvec's dtypes, every real dtype (a kernel's ``__half*``
+  parameter does not take float16 yet): a ``GPUArray`` or a ``memcpy`` of
+  another dtype raises ``TypeError``. A kernel still
   takes NumPy arrays of any dtype through ``In``, ``Out`` and ``InOut``.
 - Every kernel argument is checked against the kernel's signature: a
   float64 array (or an allocation holding float64 data) for a ``float*``

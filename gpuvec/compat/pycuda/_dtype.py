@@ -22,7 +22,7 @@ def checked_dtype(dtype, what: str) -> np.dtype:
     Raises
     ------
     TypeError
-        For a dtype that gpuvec's arrays do not hold (float16, complex64, ...):
+        For a dtype that gpuvec's arrays do not hold (complex64, longdouble, ...):
         the compatibility layer does not emulate one dtype with another.
 
     Examples
@@ -49,7 +49,7 @@ def holds(dtype: np.dtype) -> bool:
 
     Examples
     --------
-    >>> holds(np.dtype(np.float64)), holds(np.dtype(np.int8)), holds(np.dtype(np.float16))
+    >>> holds(np.dtype(np.float64)), holds(np.dtype(np.float16)), holds(np.dtype(np.complex64))
     (True, True, False)
     """
     return dtype in ARRAY_DTYPES

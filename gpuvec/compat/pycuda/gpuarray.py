@@ -3,8 +3,8 @@
 A :class:`GPUArray` wraps a :class:`gpuvec.DeviceArray`: its operators and
 the functions here run gpuvec's ops (on the GPU, or on the host backend without
 one), and ``.gpudata`` is its memory, for a kernel's pointer parameter. It
-holds gpuvec's dtypes, every real dtype but float16; other dtypes raise
-``TypeError``.
+holds gpuvec's dtypes, every real dtype (float16 included); other dtypes
+raise ``TypeError``.
 """
 
 from __future__ import annotations
@@ -62,7 +62,7 @@ class GPUArray:
     ----------
     shape : int or tuple of int
     dtype : dtype_like
-        One of gpuvec's dtypes (every real dtype but float16).
+        One of gpuvec's dtypes (every real dtype).
     allocator : callable, optional
         Accepted and unused: gpuvec allocates from its caching pool.
     gpudata : DeviceAllocation, optional
