@@ -785,31 +785,24 @@ WORKLOADS: tuple[Workload, ...] = (
         note="a comparison and a compaction; GB/s counts d read once and half of it written",
     ),
     # -- integers: the same add as float32's, in int32 and uint8 ---------------------------------
-    Workload(
-        "add_int32",
-        "bandwidth",
-        {"*": "xp.add(a, b, out=c)", "torch": "torch.add(a, b, out=c)"},
-        ((1 << 24,),),
-        ("float32",),
-        quick_shapes=_QUICK,
-        inputs="d",
-        setup=_int_operands("int32"),
-        args="a b c",
-        traffic=_moves(3),
-        note="int32 operands made from d; wraps around as NumPy's",
-    ),
-    Workload(
-        "add_uint8",
-        "bandwidth",
-        {"*": "xp.add(a, b, out=c)", "torch": "torch.add(a, b, out=c)"},
-        ((1 << 24,),),
-        ("float32",),
-        quick_shapes=_QUICK,
-        inputs="d",
-        setup=_int_operands("uint8"),
-        args="a b c",
-        traffic=_moves(3),
-        note="uint8 operands made from d: a quarter of float32's bytes",
+    *(
+        Workload(
+            f"add_{dtype}",
+            "bandwidth",
+            {"*": "xp.add(a, b, out=c)", "torch": "torch.add(a, b, out=c)"},
+            ((1 << 24,),),
+            ("float32",),
+            quick_shapes=_QUICK,
+            inputs="d",
+            setup=_int_operands(dtype),
+            args="a b c",
+            traffic=_moves(3),
+            note=note,
+        )
+        for dtype, note in (
+            ("int32", "int32 operands made from d; wraps around as NumPy's"),
+            ("uint8", "uint8 operands made from d: a quarter of float32's bytes"),
+        )
     ),
     # -- scans, sorts and counts: 2^24 elements ---------------------------------------------------
     Workload(
