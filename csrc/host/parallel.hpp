@@ -39,8 +39,15 @@ inline int64_t pieces(int64_t n, int threads, int64_t least) {
   return n / least < wanted ? n / least : wanted;
 }
 
+// Where piece p of the `count` nearly equal pieces of [0, n) begins (p ==
+// count: n): each piece has n / count items, the first n % count one more.
+inline int64_t piece_begin(int64_t n, int64_t count, int64_t p) {
+  const int64_t size = n / count, extra = n % count;
+  return p * size + (p < extra ? p : extra);
+}
+
 // Runs body(begin, end, thread) over `count` ranges that cut [0, n) into
-// nearly equal parts (on this thread alone where count is 1).
+// nearly equal parts (piece_begin; on this thread alone where count is 1).
 template <class Body>
 void in_pieces(int64_t n, int64_t count, Body&& body) {
   if (count <= 1) {
@@ -48,15 +55,14 @@ void in_pieces(int64_t n, int64_t count, Body&& body) {
     return;
   }
   struct Job {
-    int64_t size, extra;  // each piece has `size` items, the first `extra` one more
+    int64_t n, count;
     std::remove_reference_t<Body>* body;
-  } job{n / count, n % count, &body};
+  } job{n, count, &body};
   run_items(
       count,
       [](void* context, int64_t piece, int thread) {
         const Job& j = *static_cast<const Job*>(context);
-        const int64_t begin = piece * j.size + (piece < j.extra ? piece : j.extra);
-        (*j.body)(begin, begin + j.size + (piece < j.extra ? 1 : 0), thread);
+        (*j.body)(piece_begin(j.n, j.count, piece), piece_begin(j.n, j.count, piece + 1), thread);
       },
       &job);
 }

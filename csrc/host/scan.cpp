@@ -47,8 +47,7 @@ void scan_rows(int64_t rows, int64_t n, const T* x, T* out) {
   const int threads = workers(rows * n >= kParallelElements);
   const int64_t count = is_integer_v<T> && rows == 1 ? pieces(n, threads, kParallelElements) : 1;
   if (count > 1) {
-    const int64_t size = n / count, extra = n % count;
-    const auto begin_of = [&](int64_t p) { return p * size + (p < extra ? p : extra); };
+    const auto begin_of = [&](int64_t p) { return piece_begin(n, count, p); };
     std::unique_ptr<T[]> totals(new T[static_cast<size_t>(count)]);  // not vector<bool>
     for_each(count, true, [&](int64_t p, int) {
       totals[static_cast<size_t>(p)] = total<Op>(begin_of(p + 1) - begin_of(p), x + begin_of(p));

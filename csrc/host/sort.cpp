@@ -113,8 +113,7 @@ void radix_sort_keys(int64_t n, K* keys, K* room, bool parallel) {
   constexpr int kDigits = sizeof(K);
   const int64_t count =
       pieces(n, workers(parallel && n >= kParallelElements), kParallelElements / 4);
-  const int64_t size = n / count, extra = n % count;
-  const auto begin_of = [&](int64_t p) { return p * size + (p < extra ? p : extra); };
+  const auto begin_of = [&](int64_t p) { return piece_begin(n, count, p); };
   // counts[p][b]: keys of piece p with digit b, then where piece p's first
   // key of digit b goes.
   std::vector<std::array<int64_t, 256>> counts(static_cast<size_t>(count));
