@@ -19,7 +19,9 @@ __global__ void matmul_naive(const float* A, const float* B, float* C, int m, in
 
 def setup(rng):
     # C (m x n) = A (m x k) B (k x n), with k the smallest: a wrong stride shows.
-    m, k, n = int(rng.integers(40, 60)) | 1, int(rng.integers(10, 30)), int(rng.integers(31, 39))
+    # n is never a multiple of the block's 16 columns, so the grid has spare columns
+    # that a missing column guard lets read past B.
+    m, k, n = int(rng.integers(40, 60)) | 1, int(rng.integers(10, 30)), int(rng.integers(33, 48))
     a, b = floats(rng, m, k), floats(rng, k, n)
     c = np.zeros((m, n), np.float32)
     launch = {"grid": ((n + 15) // 16, (m + 15) // 16), "block": (16, 16)}
