@@ -19,6 +19,7 @@ import pkgutil
 __path__ = pkgutil.extend_path(__path__, __name__)
 
 from gpuvec import _core
+from gpuvec import random as random  # gpuvec.random, kept out of `import *` (stdlib random)
 from gpuvec._backend import backend, devices, is_available, set_backend, synchronize
 from gpuvec._backend import choose_later as _choose_backend_later
 from gpuvec._dtypes import get_precision, precision, set_precision

@@ -2,10 +2,14 @@
 
 A DeviceArray holds any real dtype (:data:`ARRAY_DTYPES`: float32,
 float64, bool, the signed and unsigned integers of 8 to 64 bits, and
-float16): ``to_device`` keeps the data's dtype, ``astype`` converts as
-NumPy's does (to float16 rounding once to nearest even, a float64 never
-through float32), and users' kernels take every one but float16 (an
-``int*`` parameter an int32 array).
+float16) and complex64 and complex128: ``to_device`` keeps the data's
+dtype, ``astype`` converts as NumPy's does (to float16 rounding once to
+nearest even, a float64 never through float32; complex to real dropping the
+imaginary part with NumPy's ComplexWarning), and users' kernels take every
+one but float16 and the complex dtypes (an ``int*`` parameter an int32
+array). The ops NumPy defines for complex numbers that gpuvec has kernels
+of compute in them, with NumPy's promotion (``complex64 + 1j`` is
+complex64, ``complex64 + float64`` complex128); docs/dtypes.rst lists them.
 
 gpuvec's own ops compute in the dtype NumPy 2 computes in: each op asks
 its NumPy ufunc to resolve its loop for the inputs (NEP 50: Python numbers
@@ -85,8 +89,10 @@ from gpuvec._core import (
 )
 
 # The dtypes users' kernels take: every one a DeviceArray holds but float16,
-# for which a kernel's parameter type (``__half``) is not supported yet.
-KERNEL_DTYPES = tuple(dtype for dtype in ARRAY_DTYPES if dtype != np.float16)
+# for which a kernel's parameter type (``__half``) is not supported yet, and
+# the complex dtypes (no kernel parameter type maps to gpuvec's complex yet:
+# pass a complex array's parts, .real and .imag, instead).
+KERNEL_DTYPES = tuple(dtype for dtype in ARRAY_DTYPES if dtype != np.float16 and dtype.kind != "c")
 KERNEL_DTYPE_NAMES = ", ".join(str(dtype) for dtype in KERNEL_DTYPES)
 
 __all__ = [

@@ -334,7 +334,7 @@ NUMPY_FUNCTIONS.update(
             np.amax: _REDUCTIONS[np.max],
             np.dot: _dot,
             np.tensordot: _tensordot,
-            np.vdot: reductions.dot,
+            np.vdot: reductions.vdot,
             np.where: _where,
             np.clip: _clip,
             np.round: _round,

@@ -68,7 +68,7 @@ class ElementwiseOp(NamedTuple):
     exact: bool  # correctly rounded: NumPy's bits on both backends
     host_ulps: int  # the ulp budget against NumPy in float64, host backend
     cuda_ulps: int  # and CUDA backend
-    kinds: str  # the dtypes it computes in: f floats, i/u integers, b bool (op_table.h)
+    kinds: str  # the dtypes it computes in: f floats, i/u integers, b bool, c complex (op_table.h)
 
     @property
     def public(self) -> bool:
@@ -85,6 +85,8 @@ class ElementwiseOp(NamedTuple):
             return "f" in self.kinds
         if kind in "iu":
             return "i" in self.kinds or "u" in self.kinds
+        if kind == "c":
+            return "c" in self.kinds
         return kind == "b" and "b" in self.kinds
 
     def ulps(self, backend: str) -> int:

@@ -92,6 +92,8 @@ def full(shape, fill_value, dtype=None, *, stream: Stream | None = None) -> Devi
     """
     if dtype is None and isinstance(fill_value, (bool, np.bool_)):
         dtype = np.bool_
+    elif dtype is None and isinstance(fill_value, (complex, np.complexfloating)):
+        dtype = np.result_type(fill_value)  # complex128 for a Python complex, as NumPy's
     dtype = _dtype_arg(dtype)
     result = empty(shape, dtype, stream=stream)
     if result.size:
@@ -288,7 +290,12 @@ def from_dlpack(obj) -> DeviceArray:
 
 
 # The DLPack dtypes gpuvec takes: (code, bits, lanes) -> NumPy dtype.
-_DLPACK_KINDS = {"f": _core.DLPACK_FLOAT, "i": _core.DLPACK_INT, "u": _core.DLPACK_UINT}
+_DLPACK_KINDS = {
+    "f": _core.DLPACK_FLOAT,
+    "i": _core.DLPACK_INT,
+    "u": _core.DLPACK_UINT,
+    "c": _core.DLPACK_COMPLEX,
+}
 _DLPACK_DTYPES = {
     (_DLPACK_KINDS.get(dtype.kind, _core.DLPACK_BOOL), 8 * dtype.itemsize, 1): dtype
     for dtype in ARRAY_DTYPES

@@ -17,7 +17,7 @@ import numpy as np
 from numpy.exceptions import AxisError
 from numpy.lib.stride_tricks import as_strided
 
-from gpuvec import _core
+from gpuvec import _complex, _core
 from gpuvec._dtypes import as_real_array, check_array_dtype, scalar_arg
 from gpuvec._table import ELEMENTWISE
 from gpuvec.device import Device
@@ -313,6 +313,45 @@ class DeviceArray(_core.ArrayFields):
     @property
     def nbytes(self) -> int:
         return self.size * self.itemsize
+
+    @property
+    def real(self) -> DeviceArray:
+        """The real part of each element, as a new array (float32 of
+        complex64, float64 of complex128; of a real array, a copy).
+
+        Examples
+        --------
+        >>> import numpy as np, gpuvec
+        >>> gpuvec.to_device(np.array([1 + 2j, 3 - 4j])).real
+        DeviceArray([1., 3.], dtype=float64)
+        """
+        return _complex.real(self)
+
+    @property
+    def imag(self) -> DeviceArray:
+        """The imaginary part of each element, as a new array (zeros of a
+        real array's dtype).
+
+        Examples
+        --------
+        >>> import numpy as np, gpuvec
+        >>> gpuvec.to_device(np.array([1 + 2j, 3 - 4j])).imag
+        DeviceArray([ 2., -4.], dtype=float64)
+        """
+        return _complex.imag(self)
+
+    def conj(self) -> DeviceArray:
+        """The complex conjugate of each element, as a new array (a copy of a real array).
+
+        Examples
+        --------
+        >>> import numpy as np, gpuvec
+        >>> gpuvec.to_device(np.array([1 + 2j])).conj()
+        DeviceArray([1.-2.j], dtype=complex128)
+        """
+        return _complex.conj(self)
+
+    conjugate = conj
 
     @property
     def device(self) -> Device:
@@ -625,6 +664,9 @@ class DeviceArray(_core.ArrayFields):
         """
         if self._readonly:
             raise ValueError("assignment destination is read-only")
+        if isinstance(value, (complex, np.complexfloating)):
+            _core.copy_into(self, value)  # both parts (a real array's warns, as NumPy's)
+            return
         _core.copy_into(self, scalar_arg(value, "value"))
 
     # -- back to the host ---------------------------------------------------------------------
@@ -1094,4 +1136,5 @@ _DLPACK_CODES = {
     "i": _core.DLPACK_INT,
     "u": _core.DLPACK_UINT,
     "b": _core.DLPACK_BOOL,
+    "c": _core.DLPACK_COMPLEX,
 }

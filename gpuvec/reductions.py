@@ -17,11 +17,12 @@ the row's traits column. ``dot`` has two inputs and a signature of its own.
 
 from __future__ import annotations
 
+import functools
 import warnings
 
 import numpy as np
 
-from gpuvec import _core
+from gpuvec import _complex, _core
 from gpuvec._dtypes import scalar_arg
 from gpuvec._table import ELEMENTWISE, REDUCE, REDUCE_OPS, ReduceOp
 from gpuvec.device_array import METHODS, DeviceArray
@@ -160,9 +161,73 @@ def dot(x, y, *, dtype=None, threads_per_block=None, stream=None):
     >>> import numpy as np, gpuvec
     >>> gpuvec.dot(np.array([1.0, 2.0, 3.0]), np.array([4.0, 5.0, 6.0]))
     32.0
-    """
 
+    Of complex input it is the sum of the products, unconjugated (NumPy's
+    ``dot`` of two vectors; :func:`vdot` conjugates ``x``):
+
+    >>> gpuvec.dot(np.array([1j, 2.0]), np.array([1j, 1 + 1j]))
+    np.complex128(1+2j)
+    """
+    if dtype is None and (_complex.is_complex(x) or _complex.is_complex(y)):
+        return _complex_dot(x, y, threads_per_block, stream)
     return _core.reduce(REDUCE["dot"], x, y, None, False, dtype, threads_per_block, stream)
+
+
+def vdot(x, y, *, dtype=None, threads_per_block=None, stream=None):
+    """The sum of ``conj(x) * y`` over all elements, like :func:`numpy.vdot`
+    (:func:`dot` for real input).
+
+    Examples
+    --------
+    >>> import numpy as np, gpuvec
+    >>> gpuvec.vdot(np.array([1j, 2.0]), np.array([1j, 1 + 1j]))
+    np.complex128(3+2j)
+    """
+    if dtype is None and _complex.is_complex(x):
+        x = _complex.conj(x)
+    return dot(x, y, dtype=dtype, threads_per_block=threads_per_block, stream=stream)
+
+
+def _complex_dot(x, y, threads_per_block, stream):
+    """The sum of x * y of complex data: NumPy's products, summed as sum sums."""
+    shapes = (np.shape(x), np.shape(y))
+    if shapes[0] != shapes[1]:
+        raise ValueError(f"x and y must have the same shape, got {shapes[0]} and {shapes[1]}")
+    products = _core.elementwise(
+        ELEMENTWISE["multiply"], (x, y), ("x", "y"), None, None, threads_per_block, stream
+    )
+    return FUNCTIONS["sum"](products, threads_per_block=threads_per_block, stream=stream)
+
+
+def _complex_reduction(function):
+    """sum or mean of complex data, reduced part by part (NumPy's complex sum
+    adds the real and the imaginary parts apart too): the parts are float
+    views, reduced as floats are, and the result is a complex array (or
+    number) of the two."""
+
+    # wraps: the function's name, docs and signature (its __wrapped__), which
+    # NumPy's protocol binds a call's arguments against.
+    @functools.wraps(function)
+    def reduction(x, axis=None, *, dtype=None, keepdims=False, **options):
+        if dtype is not None or not _complex.is_complex(x):
+            return function(x, axis, dtype=dtype, keepdims=keepdims, **options)
+        parts = [function(part, axis, keepdims=keepdims, **options)
+                 for part in _core.complex_parts(x)]  # fmt: skip
+        held = getattr(x, "dtype", None) or np.asarray(x).dtype
+        complex_dtype = np.dtype(np.complex64 if held.itemsize <= 8 else np.complex128)
+        if isinstance(parts[0], DeviceArray):
+            result = _core.new_array(
+                parts[0].shape, complex_dtype, parts[0]._stream, device=parts[0]._device
+            )
+        elif isinstance(parts[0], np.ndarray):
+            result = np.empty(parts[0].shape, complex_dtype)
+        else:  # numbers (of NumPy data reduced whole): a NumPy complex scalar
+            return complex_dtype.type(complex(parts[0], parts[1]))
+        for target, part in zip(_core.complex_parts(result), parts, strict=True):
+            _core.copy_into(target, part)
+        return result
+
+    return reduction
 
 
 _REDUCE_DOC = """{summary}, over all axes or some, like :func:`numpy.{name}`.
@@ -516,9 +581,10 @@ def _make(row: ReduceOp):
 FUNCTIONS = {row.name: _make(row) for row in REDUCE_OPS.values() if row.public}
 FUNCTIONS["sum"].__doc__ = _SUM_DOC
 FUNCTIONS["count_nonzero"].__doc__ = _COUNT_NONZERO_DOC
+FUNCTIONS.update({name: _complex_reduction(FUNCTIONS[name]) for name in ("sum", "mean")})
 globals().update(FUNCTIONS)
 
-__all__ = sorted([*FUNCTIONS, "dot"])
+__all__ = sorted([*FUNCTIONS, "dot", "vdot"])
 
 
 # The DeviceArray methods (d.sum(), d.mean(axis=0), ...) are these functions:

@@ -26,7 +26,9 @@ array([0.])
 
 from __future__ import annotations
 
-from gpuvec import _core
+import numpy as np
+
+from gpuvec import _complex, _core
 from gpuvec._table import ELEMENTWISE_OPS, ElementwiseOp
 
 # The rows of one or two inputs and no parameters: the plain functions.
@@ -150,8 +152,80 @@ def _make(row: ElementwiseOp):
     return function
 
 
+def square(x, out=None, dtype=None, *, threads_per_block=None, stream=None):
+    """The square of each element, ``x * x``, as NumPy's ``square`` (of a
+    complex number NumPy's product: ``(re*re - im*im, re*im + im*re)``).
+
+    Examples
+    --------
+    >>> import numpy as np, gpuvec
+    >>> gpuvec.square(np.array([1.5, -2.0]))
+    array([2.25, 4.  ])
+    >>> gpuvec.square(np.array([1 + 2j]))
+    array([-3.+4.j])
+    """
+    if getattr(x, "dtype", None) == np.bool_:  # NumPy squares bools as int8
+        x = x.astype(np.int8)
+    return _core.elementwise(
+        _MULTIPLY, (x, x), ("x", "x"), out, dtype, threads_per_block, stream
+    )  # fmt: skip
+
+
+def real(x):
+    """The real part of each element, as a new array (NumPy's ``real``, copied).
+
+    Examples
+    --------
+    >>> import numpy as np, gpuvec
+    >>> gpuvec.real(np.array([1 + 2j, 3 - 4j]))
+    array([1., 3.])
+    """
+    return _complex.real(x)
+
+
+def imag(x):
+    """The imaginary part of each element, as a new array (NumPy's ``imag``, copied).
+
+    Examples
+    --------
+    >>> import numpy as np, gpuvec
+    >>> gpuvec.imag(np.array([1 + 2j, 3 - 4j]))
+    array([ 2., -4.])
+    """
+    return _complex.imag(x)
+
+
+def conjugate(x):
+    """The complex conjugate of each element, ``re - i im`` (a copy of real data).
+
+    Examples
+    --------
+    >>> import numpy as np, gpuvec
+    >>> gpuvec.conjugate(np.array([1 + 2j, 3 - 4j]))
+    array([1.-2.j, 3.+4.j])
+    """
+    return _complex.conj(x)
+
+
+def angle(z):
+    """The angle of each element in radians, ``arctan2(z.imag, z.real)``, as
+    NumPy's ``angle`` (a float result).
+
+    Examples
+    --------
+    >>> import numpy as np, gpuvec
+    >>> gpuvec.angle(np.array([1j, -1.0]))
+    array([1.57079633, 3.14159265])
+    """
+    return _complex.angle(z)
+
+
+_MULTIPLY = ELEMENTWISE_OPS["multiply"].code
 FUNCTIONS = {row.name: _make(row) for row in _ROWS}
 FUNCTIONS.update({alias: FUNCTIONS[name] for alias, name in ALIASES.items()})
+FUNCTIONS.update(
+    square=square, real=real, imag=imag, conjugate=conjugate, conj=conjugate, angle=angle
+)
 globals().update(FUNCTIONS)
 
 __all__ = sorted(FUNCTIONS)

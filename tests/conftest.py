@@ -142,6 +142,13 @@ def random_array(rng, shape, dtype):
     return (rng.standard_normal(shape) * 10).astype(dtype)
 
 
+# The dtypes DeviceArrays hold, as the tests go over them: float16 is stored
+# only (computed in float32), the others are computed in.
+INTEGER_DTYPES = [np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64]
+COMPUTED_REAL_DTYPES = [np.float32, np.float64, np.bool_, *INTEGER_DTYPES]
+REAL_DTYPES = [np.float16, *COMPUTED_REAL_DTYPES]
+COMPLEX_DTYPES = [np.complex64, np.complex128]
+
 # Odd sizes: empty, one element, primes and powers of two plus and minus one.
 SIZES = [0, 1, 2, 3, 31, 32, 33, 127, 1023, 1025, 4099, 65535, 65537, 1_000_003]
 

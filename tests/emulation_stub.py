@@ -28,7 +28,21 @@ template <typename T> struct gpuvec_checked {
   T* data;
   std::int64_t length;
   T& operator[](std::int64_t i) const { return data[i]; }
+  friend gpuvec_checked operator+(gpuvec_checked p, std::int64_t i) { p.data += i; return p; }
 };
+// The marks of what checked mode's source writes (p[gpuvec_emu::WriteIndex((i))] = v).
+namespace gpuvec_emu {
+template <bool kReads> struct MarkedIndex {
+  std::int64_t value;
+  explicit MarkedIndex(std::int64_t i) : value(i) {}
+  operator std::int64_t() const { return value; }
+};
+using WriteIndex = MarkedIndex<false>;
+using UpdateIndex = MarkedIndex<true>;
+}  // namespace gpuvec_emu
+template <typename To, typename From> To gpuvec_reinterpret_cast(From&& from) {
+  return reinterpret_cast<To>(from);
+}
 // Checked mode's shared arrays: indexing as the arrays it replaces.
 template <typename A> struct gpuvec_shared {
   A data;

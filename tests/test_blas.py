@@ -57,7 +57,7 @@ def test_axpby_bad_input(backend):
         gpuvec.axpby("1", np.ones(3), 1.0, np.ones(3))
     with pytest.raises(ValueError, match=r"x \(3,\) and y \(4,\) cannot be broadcast"):
         gpuvec.axpby(1.0, np.ones(3), 1.0, np.ones(4))
-    with pytest.raises(TypeError, match="y has dtype complex128"):
+    with pytest.raises(TypeError, match="on complex numbers yet"):
         gpuvec.axpby(1.0, np.ones(3), 1.0, np.ones(3, complex))
     out = np.full(3, 7.0)
     out.flags.writeable = False
@@ -155,7 +155,7 @@ def test_norm_and_asum_over_axes(backend, rng, dtype):
 
 
 def test_norm_bad_input(backend):
-    with pytest.raises(TypeError, match="x has dtype complex128"):
+    with pytest.raises(TypeError, match="on complex numbers yet"):
         gpuvec.norm(np.ones(3, complex))
     with pytest.raises(TypeError, match=r"x has dtype datetime64\[D\]"):
         gpuvec.asum(np.array(["2026-11-21"], dtype="datetime64[D]"))

@@ -345,3 +345,311 @@ def test_rewrite_of_derived_pointers():
         assert expected in body, body
     unchecked, _ = host_source(REWRITTEN, ["k<float>"], "r.cu", checked=False)
     assert "gpuvec_checked" not in unchecked
+
+
+# --- an element is a plain reference: what nvcc compiles, checked mode compiles ------------------
+
+# Each kernel uses an element of a written pointer as a T& or deduces T from
+# it; each runs on both backends (checked on the host one) and must match
+# NumPy. `f` is the kernel's name, `expected` NumPy's result from the inputs.
+ELEMENT_USES = {
+    "reference_local": (
+        r"""
+__global__ void f(float* a, const float* b, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    float& r = a[i];
+    r += b[i];
+    auto& x = a[i];
+    x *= 2.0f;
+}""",
+        lambda a, b: (a + b) * 2,
+    ),
+    "swap_through_references": (
+        r"""
+template <class T> __device__ void exchange(T& x, T& y) { T t = x; x = y; y = t; }
+__device__ void swap_floats(float& x, float& y) { float t = x; x = y; y = t; }
+__global__ void f(float* a, const float* b, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (2 * i + 1 >= n) return;
+    exchange(a[2 * i], a[2 * i + 1]);
+    if (b[i] > 0.0f) swap_floats(a[2 * i], a[2 * i + 1]);
+}""",
+        lambda a, b: _swapped_pairs(a, b),
+    ),
+    "min_max_and_templates": (
+        r"""
+template <class T> __device__ T smaller(T x, T y) { return y < x ? y : x; }
+template <class T> __device__ const T& larger(const T& x, const T& y) { return x < y ? y : x; }
+__global__ void f(float* a, const float* b, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    float hi = 0.0f, lo = 0.0f;
+    if (i + 1 < n) {
+        hi = max(a[i], b[i]) + fmaxf(a[i], 0.5f) + larger(a[i], b[i]);
+        lo = min(a[i], a[i + 1]) + smaller(a[i], a[i + 1]) + fminf(a[i], b[i]);
+    }
+    __syncthreads();  // every thread has read a[i + 1] before thread i + 1 writes it
+    if (i + 1 < n) a[i] = hi - lo;
+}""",
+        lambda a, b: _min_max(a, b),
+    ),
+    "device_function_takes_a_reference": (
+        r"""
+__device__ void clamp_in_place(float& x, float limit) { if (x > limit) x = limit; }
+__device__ void add_to(float& x, const float& y) { x += y; }
+__global__ void f(float* a, const float* b, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    add_to(a[i], b[i]);
+    clamp_in_place(a[i], 0.75f);
+}""",
+        lambda a, b: np.minimum(a + b, np.float32(0.75)),
+    ),
+    "float4_through_reinterpret_cast": (
+        r"""
+__global__ void f(float* a, const float* b, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (4 * i + 3 >= n) return;
+    float4 v = *reinterpret_cast<float4*>(&a[4 * i]);
+    const float4 w = reinterpret_cast<const float4*>(b)[i];
+    v.x += w.x; v.y += w.y; v.z += w.z; v.w += w.w;
+    reinterpret_cast<float4*>(&a[4 * i])[0] = v;
+}""",
+        lambda a, b: np.concatenate([(a + b)[: len(a) // 4 * 4], a[len(a) // 4 * 4 :]]),
+    ),
+    "atomic_on_an_element": (
+        r"""
+__global__ void f(float* a, const float* b, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    atomicAdd(&a[i % 4], b[i]);
+    float* first = &a[0];
+    if (i == 0) atomicAdd(first + 4, 1.0f);
+}""",
+        lambda a, b: _atomic_sums(a, b),
+    ),
+}
+
+
+def _swapped_pairs(a, b):
+    out = a.copy()
+    pairs = len(a) // 2
+    stay = b[:pairs] > 0  # swapped twice: back in place
+    even, odd = a[0 : 2 * pairs : 2].copy(), a[1 : 2 * pairs : 2].copy()
+    out[0 : 2 * pairs : 2] = np.where(stay, even, odd)
+    out[1 : 2 * pairs : 2] = np.where(stay, odd, even)
+    return out
+
+
+def _min_max(a, b):
+    out = a.copy()
+    x, y, nxt = a[:-1], b[:-1], a[1:]
+    hi = np.maximum(x, y) + np.maximum(x, np.float32(0.5)) + np.maximum(x, y)
+    lo = np.minimum(x, nxt) * 2 + np.minimum(x, y)
+    out[:-1] = hi - lo
+    return out
+
+
+def _atomic_sums(a, b):
+    out = a.copy()
+    for k in range(4):
+        out[k] += b[k::4].sum(dtype=np.float64)
+    out[4] += 1
+    return out
+
+
+def _aligned_floats(rng, n):
+    """n random float32 whose first element is 16-byte aligned (a float4 load's)."""
+    raw = np.empty(n + 4, np.float32)
+    skip = (-raw.ctypes.data % 16) // 4
+    out = raw[skip : skip + n]
+    out[:] = rng.random(n, dtype=np.float32) - np.float32(0.5)
+    return out
+
+
+@pytest.mark.parametrize("use", sorted(ELEMENT_USES))
+def test_element_used_as_a_reference_compiles_and_matches_numpy(backend, rng, use):
+    source, expected = ELEMENT_USES[use]
+    n = int(rng.integers(40, 600)) if use != "min_max_and_templates" else 256
+    a, b = _aligned_floats(rng, n), _aligned_floats(rng, n)
+    want = expected(a.copy(), b)
+    block = 256 if use == "min_max_and_templates" else 64  # one block: its barrier orders it
+    gpuvec.RawKernel(source, "f")(a, b, np.int32(n), grid=(n + block - 1) // block, block=block)
+    np.testing.assert_allclose(a, want, rtol=1e-5, atol=1e-4)
+
+
+@host_only
+@pytest.mark.parametrize("use", sorted(ELEMENT_USES))
+def test_element_used_as_a_reference_checked_and_unchecked_agree(backend, rng, use):
+    source, _ = ELEMENT_USES[use]
+    n = 256
+    a, b = _aligned_floats(rng, n), _aligned_floats(rng, n)
+    results = []
+    for check in (True, False):
+        out = _aligned_floats(rng, n)
+        out[:] = a
+        gpuvec.RawKernel(source, "f")(out, b, np.int32(n), grid=1, block=256, check=check)
+        results.append(out)
+    np.testing.assert_array_equal(results[0], results[1])
+
+
+# A race through a write the source spells as an assignment is found however
+# the element is reached; one through a reference is recorded as a read,
+# which invents no race.
+# An update (`++`, `+=`) reads the element first: the second thread's read
+# meets the first one's write.
+WRITES = {
+    "increment": ("a[0]++;", "a[0]++", "read-after-write"),
+    "prefix_decrement": ("--a[0];", "--a[0]", "read-after-write"),
+    "shift_assign": ("c[0] <<= 1;", "c[0] <<= 1", "read-after-write"),
+    "through_star": ("if (threadIdx.x < 2) *a = 1.0f;", "*a = 1.0f", "write-after-write"),
+    "through_star_update": ("*c += 1;", "*c += 1", "read-after-write"),
+}
+
+
+@host_only
+@pytest.mark.parametrize("case", sorted(WRITES))
+def test_marked_write_races_are_found(backend, rng, case):
+    statement, line, hazard = WRITES[case]
+    source = f"""
+__global__ void k(float* a, int* c) {{
+    {statement}
+}}"""
+    threads = int(rng.integers(2, 65))
+    a = np.zeros(4, np.float32)
+    c = np.ones(4, np.int32)
+    message = _raises(gpuvec.RaceError, source, "k", (a, c), line, grid=1, block=threads)
+    assert f"global memory race ({hazard} hazard)" in message
+
+
+@host_only
+def test_reads_through_references_raise_nothing(backend, rng):
+    source = r"""
+__global__ void k(const float* x, float* a, float* out) {
+    const float& shared_value = a[0];  // every thread reads a[0]; nobody writes it
+    float& mine = out[threadIdx.x];
+    mine = shared_value + x[threadIdx.x];
+}"""
+    threads = int(rng.integers(2, 65))
+    x = rng.random(threads).astype(np.float32)
+    a = rng.random(1).astype(np.float32)
+    out = np.zeros(threads, np.float32)
+    gpuvec.RawKernel(source, "k")(x, a, out, grid=1, block=threads, check=True)
+    np.testing.assert_array_equal(out, a[0] + x)
+
+
+# --- which blocks record races; every block checks bounds ----------------------------------------
+
+LATE_RACE = r"""
+__global__ void k(float* a, int racy_block) {
+    if (blockIdx.x == racy_block) a[blockIdx.x] = threadIdx.x;
+    else if (threadIdx.x == 0) a[blockIdx.x] = 1.0f;
+}
+"""
+
+
+@host_only
+@pytest.mark.parametrize("where", ["first", "last"])
+def test_race_in_the_first_and_last_blocks_of_a_large_grid_is_found(backend, rng, where):
+    blocks = int(rng.integers(1100, 1500))  # more than the 512 + 512 blocks recorded
+    offset = int(rng.integers(0, 512))
+    racy = offset if where == "first" else blocks - 1 - offset
+    a = np.zeros(blocks, np.float32)
+    message = _raises(
+        gpuvec.RaceError, LATE_RACE, "k", (a, np.int32(racy)), "threadIdx.x;", grid=blocks, block=8
+    )
+    assert f"block ({racy}, 0, 0)" in message
+
+
+@host_only
+def test_race_in_a_middle_block_of_a_large_grid_is_not_recorded(backend, rng):
+    blocks = int(rng.integers(1100, 1500))
+    racy = int(rng.integers(512, blocks - 512))
+    a = np.zeros(blocks, np.float32)
+    gpuvec.RawKernel(LATE_RACE, "k")(a, np.int32(racy), grid=blocks, block=8, check=True)
+    assert a[racy] == 7  # the emulation's order: the last thread's write stays
+
+
+@host_only
+def test_bounds_are_checked_in_every_block(backend, rng):
+    source = r"""
+__global__ void k(float* a, int bad_block) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    a[i + (blockIdx.x == bad_block ? 1 << 20 : 0)] = 1.0f;
+}"""
+    blocks = int(rng.integers(1100, 1500))
+    bad = int(rng.integers(512, blocks - 512))
+    a = np.zeros(blocks * 8, np.float32)
+    message = _raises(
+        gpuvec.OutOfBoundsError, source, "k", (a, np.int32(bad)), "a[i +", grid=blocks, block=8
+    )
+    assert f"block ({bad}, 0, 0)" in message
+
+
+# --- a failed assert names the function as written -----------------------------------------------
+
+ASSERTING = r"""
+#include <assert.h>
+__device__ float checked_first(const float* v, int n) {
+    assert(n > 0);
+    return v[0];
+}
+__global__ void block_sums(const float* x, float* out, int n) {
+    assert(x[threadIdx.x] >= 0.0f);
+    out[threadIdx.x] = checked_first(x, n);
+}
+"""
+
+
+@host_only
+@pytest.mark.parametrize("where", ["kernel", "device_function"])
+def test_failed_assert_names_the_users_function(backend, rng, where):
+    x = rng.random(8).astype(np.float32)
+    n = 8
+    if where == "kernel":
+        x[int(rng.integers(0, 8))] = -1.0
+    else:
+        n = 0
+    kernel = gpuvec.RawKernel(ASSERTING, "block_sums", source_name="asserting.cu")
+    with pytest.raises(gpuvec.CudaError) as info:
+        kernel(x, np.zeros(8, np.float32), np.int32(n), grid=1, block=8, check=True)
+    message = str(info.value)
+    assert info.value.name == "cudaErrorAssert", message
+    assert "gpuvec_checked" not in message, message
+    if where == "kernel":
+        expected = "void block_sums(const float*, float*, int): Assertion `x[threadIdx.x] >= 0.0f'"
+        line = _line_of(ASSERTING, "assert(x[")
+    else:
+        expected = "float checked_first(const float*, int): Assertion `n > 0'"
+        line = _line_of(ASSERTING, "assert(n > 0)")
+    assert expected in message, message
+    assert f"asserting.cu:{line}" in message, message
+
+
+def test_rewrite_marks_writes_and_addresses():
+    source = r"""
+__device__ float first(void) { float a[2] = {0, 1}; return a[0]; }
+__global__ void k(float* a, const float* b, int* c, float4* v) {
+    __shared__ float s[8];
+    a[0] = b[1]; a[1] += 2; ++a[2]; a[3]--; c[0] <<= 1; a[4] == b[0]; a[5] <= b[0];
+    float* p = &a[6]; *p = 1; atomicAdd(&c[1], 1); atomicAdd(&s[0], 1.0f); s[1] = 2;
+    float4 w = *reinterpret_cast<float4*>(&a[8]); float r = (float)*p * a[1];
+}
+"""
+    text, _ = host_source(source, ["k"], "w.cu", checked=True)
+    body = text.split('#line 1 "w.cu"\n', 1)[1].split("#line 1", 1)[0]
+    assert body.count("\n") == source.count("\n") + 1  # every line where it was
+    for expected in (
+        "float a[2] = {0, 1};",  # a declaration (of another `a`), not a write
+        "a[gpuvec_emu::WriteIndex((0))] = b[1];",
+        "a[gpuvec_emu::UpdateIndex((1))] += 2;",
+        "++a[gpuvec_emu::UpdateIndex((2))];",
+        "a[gpuvec_emu::UpdateIndex((3))]--;",
+        "c[gpuvec_emu::UpdateIndex((0))] <<= 1;",
+        "a[4] == b[0]; a[5] <= b[0];",  # comparisons read
+        "gpuvec_checked<float> p = (a + (6)); p[gpuvec_emu::WriteIndex(0)] = 1;",
+        "atomicAdd((c + (1)), 1); atomicAdd(&s[0], 1.0f); s[1] = 2;",  # shared: its own checks
+        "*gpuvec_reinterpret_cast<float4*>((a + (8)));",
+        "float r = (float)*p * a[1];",  # a cast's operand, and a product, are no writes
+    ):
+        assert expected in body, body

@@ -103,6 +103,22 @@ def test_scalars_are_converted_to_their_parameters_type(backend, rng):
     np.testing.assert_array_equal(host(AXPB(0.1, on(backend, a))), axpb_reference(0.1, a))
 
 
+@pytest.mark.parametrize("dtype", [np.int8, np.int32, np.int64, np.uint16, np.uint64])
+def test_integer_numpy_arrays_and_numbers_reach_integer_parameters(backend, rng, dtype):
+    info = np.iinfo(dtype)
+    kernel = gpuvec.ElementwiseKernel("T x, T k", "T y", "y = x + k", "add_k")
+    x = rng.integers(info.min, info.max, 777, dtype=dtype, endpoint=True)
+    # A Python int past 2^53 (not a double), and the type's edges.
+    for k in [int(info.max) - 3, int(info.min) + 5, 2**40 + 1 if info.bits == 64 else 7]:
+        got = host(kernel(on(backend, x), dtype(k)))
+        np.testing.assert_array_equal(got, x + dtype(k))  # wraps, as NumPy's does
+    fixed = gpuvec.ElementwiseKernel(
+        f"{np.dtype(dtype).name} x, int64 k", "int64 y", "y = (long long)x + k", "widen_add"
+    )
+    k = int(rng.integers(2**40, 2**50))
+    np.testing.assert_array_equal(host(fixed(on(backend, x), k)), x.astype(np.int64) + k)
+
+
 def test_all_scalars_give_a_numpy_scalar(backend):
     result = AXPB(np.float32(2), 3.0)
     assert type(result) is np.float32
@@ -287,11 +303,10 @@ def test_bad_specs_name_the_parameter(in_params, out_params, match):
         gpuvec.ElementwiseKernel(in_params, out_params, "c = a")
 
 
-def test_what_is_not_supported_yet_says_so():
-    with pytest.raises(NotImplementedError, match="raw parameter"):
-        gpuvec.ElementwiseKernel("raw T a", "T c", "c = a[0]")
-    with pytest.raises(NotImplementedError, match="2 outputs"):
-        gpuvec.ElementwiseKernel("T a", "T c, T d", "c = a; d = a")
+def test_raw_parameters_and_several_outputs_are_declared():
+    k = gpuvec.ElementwiseKernel("raw T a, T b", "T c, raw T d", "c = a[0]; d[i] = b")
+    assert [p.raw for p in k.inputs] == [True, False]
+    assert [(p.name, p.raw) for p in k.outputs] == [("c", False), ("d", True)]
 
 
 def test_an_undeclared_identifier_is_a_compile_error_at_its_line(backend):

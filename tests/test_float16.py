@@ -13,26 +13,14 @@ import warnings
 
 import numpy as np
 import pytest
-from conftest import LAYOUTS, make_layout, random_array
+from conftest import COMPUTED_REAL_DTYPES, LAYOUTS, make_layout, random_array
 from integer_casts import numpy_cast
 
 import gpuvec
 from gpuvec._dtypes import ARRAY_DTYPE_NAMES, ARRAY_DTYPES
 
 F16 = np.dtype(np.float16)
-OTHER_DTYPES = [
-    np.float32,
-    np.float64,
-    np.bool_,
-    np.int8,
-    np.int16,
-    np.int32,
-    np.int64,
-    np.uint8,
-    np.uint16,
-    np.uint32,
-    np.uint64,
-]
+OTHER_DTYPES = COMPUTED_REAL_DTYPES
 # Half bits that conversions get wrong first: signed zeros, the smallest and
 # largest subnormals, the smallest normal, the largest finite, infinities,
 # NaNs (quiet and signalling, with payloads, of both signs), 1 and 1/3.

@@ -258,3 +258,36 @@ def test_nbstripout_is_clean(path):
         + result.stdout
         + result.stderr
     )
+
+
+def test_a_kernels_printf_shows_in_the_cell_that_launched_it(kernel, monkeypatch):
+    """printf in a kernel prints into the cell, between the cell's own prints.
+
+    The kernel's printf writes to the process's C stdout (the host backend's
+    C library, or the CUDA driver at a synchronization), which ipykernel
+    shows in the cell; gpuvec flushes it when the launch returns.
+    """
+    nbformat, nbclient = kernel
+    # ipykernel shows what is written to the C stdout unless it runs under pytest.
+    monkeypatch.delenv("PYTEST_CURRENT_TEST", raising=False)
+    code = (
+        "import numpy as np, warnings, gpuvec\n"
+        "warnings.simplefilter('ignore')\n"
+        "k = gpuvec.RawKernel(r'''#include <stdio.h>\n"
+        'extern "C" __global__ void hello(int* out) {\n'
+        '    printf("hello from thread %d\\n", threadIdx.x);\n'
+        "    out[threadIdx.x] = threadIdx.x;\n"
+        "}''', 'hello')\n"
+        "print('before the launch', flush=True)\n"
+        "out = np.zeros(3, np.int32)\n"
+        "k((1,), (3,), (out,))\n"
+        "import time; time.sleep(0.5)  # ipykernel forwards C's output from a thread\n"
+        "print('after the launch', out.tolist())\n"
+    )
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(code)])
+    _execute(nb, nbclient, 300, NOTEBOOK_DIR)
+    text = "".join(o.get("text", "") for o in nb.cells[0].outputs if o.output_type == "stream")
+    lines = [f"hello from thread {t}" for t in range(3)]
+    assert all(line in text for line in lines), text
+    assert text.index("before the launch") < min(text.index(line) for line in lines), text
+    assert max(text.index(line) for line in lines) < text.index("after the launch"), text

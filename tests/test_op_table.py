@@ -219,7 +219,7 @@ def test_table_rows(getter):
         assert isinstance(warning, str), row
         if getter == "elementwise_ops":
             assert kinds, row
-            assert set(kinds) <= set("fiub"), row
+            assert set(kinds) <= set("fiubc"), row
         else:
             assert kinds == "", row
     names = [row[1] for row in rows]

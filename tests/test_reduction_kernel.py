@@ -254,7 +254,8 @@ def test_preamble_and_placeholder_in_expressions(backend, rng):
         (("float32 x", "float32 a", "x", "a + b", "a = a", "0"), ValueError, "out_params"),
         (("float16 x", "float32 y", "x", "a + b", "y = a", "0"), ValueError, "'x'"),
         (("float32 x, float32 x", "float32 y", "x", "a + b", "y = a", "0"), ValueError, "'x'"),
-        (("raw float32 x", "float32 y", "x", "a + b", "y = a", "0"), NotImplementedError, "raw"),
+        (("raw float32 x", "float32 y", "x", "a + b", "y = a", "0"), ValueError, "not raw"),
+        (("float32 x", "raw float32 y", "x", "a + b", "y = a", "0"), NotImplementedError, "raw"),
     ],
 )
 def test_bad_specs_name_the_parameter(args, error, match):

@@ -384,8 +384,8 @@ def test_bad_axis(backend, name):
 
 @pytest.mark.parametrize("name", OPS)
 def test_bad_input(backend, name):
-    with pytest.raises(TypeError, match="x has dtype complex128"):
-        call(name, np.ones(3, complex), 0)
+    with pytest.raises(TypeError, match=r"x has dtype datetime64\[D\]"):
+        call(name, np.zeros(3, "datetime64[D]"), 0)
     with pytest.raises(TypeError, match="x has dtype <U1"):
         call(name, np.array(["a"]), None)
     with pytest.raises(ValueError, match="multiple of 32"):

@@ -303,5 +303,5 @@ def test_bad_arguments_raise_as_std_does(backend):
         _mean_and_deviation(x, (1, -1))
     with pytest.raises(TypeError, match="ddof must be a real scalar"):
         _mean_and_deviation(x, ddof="1")
-    with pytest.raises(TypeError, match="x has dtype complex128"):
-        _mean_and_deviation(np.ones(3, complex), 0)
+    with pytest.raises(TypeError, match=r"x has dtype datetime64\[D\]"):
+        _mean_and_deviation(np.zeros(3, "datetime64[D]"), 0)

@@ -2,22 +2,11 @@
 
 import numpy as np
 import pytest
+from conftest import COMPUTED_REAL_DTYPES
 
 import gpuvec
 
-DTYPES = [
-    np.float32,
-    np.float64,
-    np.bool_,
-    np.int8,
-    np.int16,
-    np.int32,
-    np.int64,
-    np.uint8,
-    np.uint16,
-    np.uint32,
-    np.uint64,
-]
+DTYPES = COMPUTED_REAL_DTYPES
 INTS = [d for d in DTYPES if np.dtype(d).kind in "iu"]
 
 

@@ -4,22 +4,11 @@ import doctest
 
 import numpy as np
 import pytest
+from conftest import COMPUTED_REAL_DTYPES
 
 import gpuvec
 
-DTYPES = [
-    np.float32,
-    np.float64,
-    np.bool_,
-    np.int8,
-    np.int16,
-    np.int32,
-    np.int64,
-    np.uint8,
-    np.uint16,
-    np.uint32,
-    np.uint64,
-]
+DTYPES = COMPUTED_REAL_DTYPES
 
 
 def random_data(rng, shape, dtype, *, ties=False):
@@ -84,6 +73,91 @@ def test_sort_and_argsort_match_numpy_stable(backend, rng, dtype, shape, axis, t
     order = gpuvec.argsort(d, axis=axis).to_host()
     np.testing.assert_array_equal(order, expected_order, strict=True)
     np.testing.assert_array_equal(d.to_host(), x)  # the input is not changed
+
+
+def zeros_and_nans(rng, shape, dtype):
+    """Floats that are mostly 0.0, -0.0 and NaNs of both signs and many
+    payloads, among other values: equal to a sort, but not in their bits, so a
+    stable sort must keep them in their input order."""
+    dtype = np.dtype(dtype)
+    unsigned = np.dtype(f"u{dtype.itemsize}")
+    size = int(np.prod(shape))
+    x = rng.standard_normal(size).astype(dtype)
+    kind = rng.integers(0, 4, size)
+    x[kind == 1] = 0.0
+    x[kind == 2] = -0.0
+    nans = np.flatnonzero(kind == 3)
+    quiet = int(np.array(np.nan, dtype).view(unsigned))
+    sign = 1 << (8 * dtype.itemsize - 1)
+    payloads = rng.integers(0, 1 << 20, len(nans))  # below the quiet bit of float32
+    signs = np.where(rng.random(len(nans)) < 0.5, sign, 0)
+    x.view(unsigned)[nans] = (quiet | payloads | signs).astype(unsigned)
+    return x.reshape(shape)
+
+
+def check_sort_and_argsort(x, axis=-1):
+    """gpuvec's sort and argsort of x on the device against NumPy's stable ones,
+    bits included; x is left as it was."""
+    d = device(x)
+    expected = np.sort(x, axis=axis, kind="stable")
+    np.testing.assert_array_equal(bits(gpuvec.sort(d, axis=axis).to_host()), bits(expected))
+    order = gpuvec.argsort(d, axis=axis).to_host()
+    np.testing.assert_array_equal(order, np.argsort(x, axis=axis, kind="stable"), strict=True)
+    np.testing.assert_array_equal(bits(d.to_host()), bits(x))
+
+
+# One row and several, odd sizes, sizes around a power of two, one large:
+# each takes a different path of the radix sorts (one tile or several, rows
+# sorted apart or together, more than 256 rows).
+SIZES = [
+    (2,),
+    (3,),
+    (255,),
+    (257,),
+    (4097,),
+    (2**20 + 3,),
+    (1, 1),
+    (2, 1),
+    (3, 2**17 + 1),
+    (257, 2),
+    (5000, 3),
+]
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("shape", SIZES)
+def test_sort_sizes_match_numpy(backend, rng, dtype, shape):
+    check_sort_and_argsort(random_data(rng, shape, dtype, ties=len(shape) > 1))
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_argsort_is_stable_over_many_ties(backend, rng, dtype):
+    check_sort_and_argsort(random_data(rng, (2**20 + 3,), dtype, ties=True))
+    check_sort_and_argsort(random_data(rng, (300, 1001), dtype, ties=True), axis=0)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize(
+    ("shape", "axis"),
+    [((1,), -1), ((7,), -1), ((1000,), -1), ((2**20 + 3,), -1), ((33, 65), -1), ((300, 7), 0)],
+)
+def test_sort_keeps_the_order_of_zeros_and_nans(backend, rng, dtype, shape, axis):
+    x = zeros_and_nans(rng, shape, dtype)
+    check_sort_and_argsort(x, axis=axis)
+    if x.ndim > 1:
+        check_sort_and_argsort(x, axis=None)
+    d = device(x)
+    d.sort(axis=axis)  # in place: the values' memory is x's own
+    np.testing.assert_array_equal(bits(d.to_host()), bits(np.sort(x, axis=axis, kind="stable")))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("fill", [0.0, -0.0, np.nan, -np.nan])
+def test_sort_of_one_run(backend, rng, dtype, fill):
+    x = np.full(4099, fill, dtype)
+    check_sort_and_argsort(x)
+    x[rng.choice(x.size, 100, replace=False)] = zeros_and_nans(rng, (100,), dtype)
+    check_sort_and_argsort(x)
 
 
 def test_sort_numpy_input_strided_and_kinds(rng):

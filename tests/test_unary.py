@@ -149,8 +149,8 @@ def test_aliases():
 @pytest.mark.parametrize("name", UNARY)
 def test_unary_bad_input(backend, name):
     f = getattr(gpuvec, name)
-    with pytest.raises(TypeError, match="x has dtype complex128"):
-        f(np.ones(3, complex))
+    with pytest.raises(TypeError, match="x has dtype <U1"):
+        f(np.array(["x"]))
     with pytest.raises(TypeError, match=r"x has dtype datetime64\[D\]"):
         f(np.array(["2026-11-21"], dtype="datetime64[D]"))
     out = np.full(3, 7.0)
@@ -223,7 +223,7 @@ def test_clip_bad_input(backend):
         ValueError, match=r"x \(3,\) and lo \(4,\) and hi \(\) cannot be broadcast"
     ):
         gpuvec.clip(np.ones(3), np.ones(4), 1.0)
-    with pytest.raises(TypeError, match="hi has dtype complex128"):
+    with pytest.raises(TypeError, match="on complex numbers yet"):
         gpuvec.clip(np.ones(3), 0.0, 1j)
     with pytest.raises(TypeError, match="x has dtype object"):
         gpuvec.clip(np.array([object()]), 0.0, 1.0)
@@ -302,7 +302,7 @@ def test_where_bad_input(backend):
         ValueError, match=r"cond \(3,\) and a \(4,\) and b \(\) cannot be broadcast"
     ):
         gpuvec.where(np.ones(3, bool), np.ones(4), 0.0)
-    with pytest.raises(TypeError, match="b has dtype complex128"):
+    with pytest.raises(TypeError, match="compute where on complex numbers yet"):
         gpuvec.where(np.ones(3, bool), np.ones(3), 1j)
     readonly = np.zeros(3)
     readonly.flags.writeable = False

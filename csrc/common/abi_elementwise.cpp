@@ -66,12 +66,13 @@ void run_in_memory(const Call& c, Place place) {
 
 // Calls body(T{}, S{}) with T the type of a compute dtype and S that of the
 // dtype its inputs are stored in: T's own, or the other float type for a
-// float T (GPUVEC_INPUT_TYPES).
+// float T (GPUVEC_INPUT_TYPES); a complex T's own alone.
 template <class Body>
 void with_types(gpuvec_dtype compute, gpuvec_dtype stored, Body&& body) {
   if (is_float(compute)) {
     return with_float(compute, [&](auto t) { with_float(stored, [&](auto s) { body(t, s); }); });
   }
+  if (is_complex(compute)) return with_complex(compute, [&](auto t) { body(t, t); });
   with_dtype(compute, [&](auto t) { body(t, t); });
 }
 
@@ -161,6 +162,7 @@ void run(Call c, Place place) {
 // computes as the unsigned one of its width (bits_dtype).
 bool computes_in(const gpuvec_op_info& info, gpuvec_dtype compute) {
   const char kind = is_float(compute)            ? 'f'
+                    : is_complex(compute)        ? 'c'
                     : compute == GPUVEC_BOOL     ? 'b'
                     : is_signed_integer(compute) ? 'i'
                                                  : 'u';

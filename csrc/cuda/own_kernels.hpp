@@ -93,6 +93,14 @@ template <>
 inline const char* type_name<half>() {  // float16, which conversions move
   return "gpuvec::half";
 }
+template <>
+inline const char* type_name<complex64>() {  // gpuvec/portable.hpp's complex
+  return "gpuvec::complex64";
+}
+template <>
+inline const char* type_name<complex128>() {
+  return "gpuvec::complex128";
+}
 
 // gpuvec::Operand<T, S>: an input computed in T and stored as S.
 template <class T, class S>

@@ -67,12 +67,19 @@ namespace gpuvec {
   X(uint16_t, uint16_t)                \
   X(uint32_t, uint32_t)                \
   X(uint64_t, uint64_t)
-#define GPUVEC_INPUT_TYPES(X)  \
-  GPUVEC_INPUT_TYPES_FLOAT(X)  \
-  GPUVEC_INPUT_TYPES_DOUBLE(X) \
-  GPUVEC_INPUT_TYPES_BOOL(X)   \
-  GPUVEC_INPUT_TYPES_SIGNED(X) \
-  GPUVEC_INPUT_TYPES_UNSIGNED(X)
+// The complex dtypes compute on inputs of their own dtype (the boundary
+// converts the others first): the rows of a c in their kinds column alone,
+// a few kernels, not one per pair of dtypes.
+#define GPUVEC_INPUT_TYPES_COMPLEX(X) \
+  X(complex64, complex64)             \
+  X(complex128, complex128)
+#define GPUVEC_INPUT_TYPES(X)    \
+  GPUVEC_INPUT_TYPES_FLOAT(X)    \
+  GPUVEC_INPUT_TYPES_DOUBLE(X)   \
+  GPUVEC_INPUT_TYPES_BOOL(X)     \
+  GPUVEC_INPUT_TYPES_SIGNED(X)   \
+  GPUVEC_INPUT_TYPES_UNSIGNED(X) \
+  GPUVEC_INPUT_TYPES_COMPLEX(X)
 
 // Instantiates elementwise<T, Arity, S> in the backend namespace it is used in.
 #define GPUVEC_INSTANTIATE_ELEMENTWISE(T, S, Arity)                                      \
@@ -106,8 +113,8 @@ namespace gpuvec {
                           double, int64_t, int, gpuvec_stream);
 
 // The (To, From) pairs that cast is compiled for: every pair of the dtypes
-// arrays hold, float16 (half) included (gpuvec/operand.hpp's convert says how
-// each converts).
+// arrays hold, float16 (half) and the complex dtypes included
+// (gpuvec/operand.hpp's convert says how each converts).
 #define GPUVEC_CAST_FROM_EACH(X, To) \
   X(To, float)                       \
   X(To, double)                      \
@@ -120,20 +127,24 @@ namespace gpuvec {
   X(To, uint16_t)                    \
   X(To, uint32_t)                    \
   X(To, uint64_t)                    \
-  X(To, half)
-#define GPUVEC_CAST_TYPES(X)         \
-  GPUVEC_CAST_FROM_EACH(X, float)    \
-  GPUVEC_CAST_FROM_EACH(X, double)   \
-  GPUVEC_CAST_FROM_EACH(X, bool)     \
-  GPUVEC_CAST_FROM_EACH(X, int8_t)   \
-  GPUVEC_CAST_FROM_EACH(X, int16_t)  \
-  GPUVEC_CAST_FROM_EACH(X, int32_t)  \
-  GPUVEC_CAST_FROM_EACH(X, int64_t)  \
-  GPUVEC_CAST_FROM_EACH(X, uint8_t)  \
-  GPUVEC_CAST_FROM_EACH(X, uint16_t) \
-  GPUVEC_CAST_FROM_EACH(X, uint32_t) \
-  GPUVEC_CAST_FROM_EACH(X, uint64_t) \
-  GPUVEC_CAST_FROM_EACH(X, half)
+  X(To, half)                        \
+  X(To, complex64)                   \
+  X(To, complex128)
+#define GPUVEC_CAST_TYPES(X)          \
+  GPUVEC_CAST_FROM_EACH(X, float)     \
+  GPUVEC_CAST_FROM_EACH(X, double)    \
+  GPUVEC_CAST_FROM_EACH(X, bool)      \
+  GPUVEC_CAST_FROM_EACH(X, int8_t)    \
+  GPUVEC_CAST_FROM_EACH(X, int16_t)   \
+  GPUVEC_CAST_FROM_EACH(X, int32_t)   \
+  GPUVEC_CAST_FROM_EACH(X, int64_t)   \
+  GPUVEC_CAST_FROM_EACH(X, uint8_t)   \
+  GPUVEC_CAST_FROM_EACH(X, uint16_t)  \
+  GPUVEC_CAST_FROM_EACH(X, uint32_t)  \
+  GPUVEC_CAST_FROM_EACH(X, uint64_t)  \
+  GPUVEC_CAST_FROM_EACH(X, half)      \
+  GPUVEC_CAST_FROM_EACH(X, complex64) \
+  GPUVEC_CAST_FROM_EACH(X, complex128)
 
 namespace host {
 GPUVEC_BACKEND_FUNCTIONS

@@ -52,11 +52,13 @@ using ResultOf = std::conditional_t<Result == GPUVEC_BOOL, bool,
                                     std::conditional_t<Result == GPUVEC_UINT8, uint8_t, T>>;
 
 // The letter of the op table's kinds column that stands for computing in T:
-// f a float, b bool, i a signed integer; an unsigned one is under i or u.
+// f a float, b bool, i a signed integer, c a complex; an unsigned one is
+// under i or u.
 template <class T>
 constexpr bool kinds_include(const char* kinds) {
   for (; *kinds != '\0'; ++kinds) {
     const char k = *kinds;
+    if (is_complex_v<T> && k == 'c') return true;
     if (std::is_floating_point_v<T> && k == 'f') return true;
     if (std::is_same_v<T, bool> && k == 'b') return true;
     if (std::is_integral_v<T> && !std::is_same_v<T, bool> && k == 'i') return true;

@@ -29,16 +29,25 @@ namespace gpuvec {
   X(GPUVEC_UINT32, uint32_t, "uint32") \
   X(GPUVEC_UINT64, uint64_t, "uint64")
 
-// Every dtype an array may hold: those, and float16, which the ops read as
-// float32 (the boundary converts it) and which copies and conversions move.
-// No op kernel is instantiated for half: with_dtype dispatches over the
-// compute dtypes alone, with_stored_dtype over these.
-#define GPUVEC_STORAGE_DTYPES(X) \
-  GPUVEC_DTYPES(X)               \
-  X(GPUVEC_FLOAT16, half, "float16")
+// Every dtype an array may hold: those, float16, which the ops read as
+// float32 (the boundary converts it) and which copies and conversions move,
+// and the complex dtypes, which the elementwise ops NumPy defines for them
+// compute in (with_complex), and nothing else does: reductions, scans and
+// sorts dispatch with with_dtype, over the real compute dtypes alone.
+// No op kernel is instantiated for half: with_stored_dtype dispatches over
+// all of these.
+#define GPUVEC_STORAGE_DTYPES(X)              \
+  GPUVEC_DTYPES(X)                            \
+  X(GPUVEC_FLOAT16, half, "float16")          \
+  X(GPUVEC_COMPLEX64, complex64, "complex64") \
+  X(GPUVEC_COMPLEX128, complex128, "complex128")
 
 inline bool is_float(gpuvec_dtype dtype) {
   return dtype == GPUVEC_FLOAT32 || dtype == GPUVEC_FLOAT64;
+}
+
+inline bool is_complex(gpuvec_dtype dtype) {
+  return dtype == GPUVEC_COMPLEX64 || dtype == GPUVEC_COMPLEX128;
 }
 
 inline bool is_signed_integer(gpuvec_dtype dtype) {
@@ -98,22 +107,38 @@ decltype(auto) with_dtype(gpuvec_dtype dtype, Body&& body) {
     return body(type{});
     GPUVEC_DTYPES(GPUVEC_CASE)
 #undef GPUVEC_CASE
-    case GPUVEC_FLOAT16:  // stored only: no op computes in it
+    case GPUVEC_FLOAT16:    // stored only: no op computes in it
+    case GPUVEC_COMPLEX64:  // the elementwise ops' alone: with_complex
+    case GPUVEC_COMPLEX128:
       break;
   }
   if (dtype == GPUVEC_FLOAT16) {
     throw_invalid_argument(
         "float16 data is not taken here: convert it with astype(numpy.float32) first");
   }
+  if (is_complex(dtype)) {
+    throw_invalid_argument(std::string(dtype_name(dtype)) + " data is not taken here");
+  }
   throw_invalid_argument("unknown dtype code " + std::to_string(static_cast<int>(dtype)));
 }
 
 // Calls body(T{}) with T the type of any dtype an array may hold: with_dtype's,
-// and half for float16.
+// half for float16, complex64 and complex128.
 template <class Body>
 decltype(auto) with_stored_dtype(gpuvec_dtype dtype, Body&& body) {
   if (dtype == GPUVEC_FLOAT16) return body(half{});
+  if (dtype == GPUVEC_COMPLEX64) return body(complex64{});
+  if (dtype == GPUVEC_COMPLEX128) return body(complex128{});
   return with_dtype(dtype, static_cast<Body&&>(body));
+}
+
+// Calls body(T{}) with T complex64 or complex128.
+template <class Body>
+decltype(auto) with_complex(gpuvec_dtype dtype, Body&& body) {
+  if (dtype == GPUVEC_COMPLEX64) return body(complex64{});
+  if (dtype == GPUVEC_COMPLEX128) return body(complex128{});
+  throw Error(GPUVEC_ERROR_INTERNAL,
+              std::string("a complex dtype was expected, got ") + dtype_name(dtype));
 }
 
 // Whether T is the type of a dtype.

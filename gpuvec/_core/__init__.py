@@ -59,6 +59,7 @@ from gpuvec._core._abi import (
 from gpuvec._core._copy import copy_into, to_device, to_host
 from gpuvec._core._dlpack import (
     DLPACK_BOOL,
+    DLPACK_COMPLEX,
     DLPACK_CPU,
     DLPACK_CUDA,
     DLPACK_FLOAT,
@@ -68,7 +69,7 @@ from gpuvec._core._dlpack import (
     from_dlpack_capsule,
     to_dlpack,
 )
-from gpuvec._core._elementwise import elementwise, elementwise_ops
+from gpuvec._core._elementwise import complex_parts, elementwise, elementwise_ops
 from gpuvec._core._kernels import (
     KERNEL_CHECKED,
     KERNEL_COOPERATIVE,

@@ -62,6 +62,8 @@ cdef extern from "gpuvec/gpuvec.h" nogil:
         GPUVEC_UINT32
         GPUVEC_UINT64
         GPUVEC_FLOAT16
+        GPUVEC_COMPLEX64
+        GPUVEC_COMPLEX128
 
     ctypedef enum gpuvec_memory:
         GPUVEC_MEMORY_HOST

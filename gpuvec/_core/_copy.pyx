@@ -20,7 +20,10 @@ from gpuvec._core._operands cimport *
 from gpuvec._core._results cimport new_device_array
 from gpuvec._core._streams cimport stream_handle
 
+import warnings
+
 import numpy as np
+from numpy.exceptions import ComplexWarning
 
 from gpuvec._core._operands import ARRAY_DTYPES, check_array_dtype, result_dtype
 from gpuvec._core._results import new_array
@@ -40,7 +43,14 @@ cdef int copy(object target, object source) except -1:
     cdef int ndim, d, device = -1, previous
     cdef gpuvec_dtype out_code
     cdef Py_ssize_t size = 1
+    if is_complex_number(source):  # no double holds it: a 0-d array of its dtype
+        source = np.asarray(source)
     add(ops, source, "source")
+    if ops.arrays[0].dtype in (GPUVEC_COMPLEX64, GPUVEC_COMPLEX128) \
+            and target.dtype.kind != "c":
+        # NumPy's warning, for astype and for an assignment alike.
+        warnings.warn("Casting complex values to real discards the imaginary part",
+                      ComplexWarning, stacklevel=3)
     # Host ints are converted by NumPy into the dtype the copy writes (add
     # keeps them as they are until the dtype is known); floats by gpuvec.
     out_code = code_of(target.dtype)
@@ -116,8 +126,8 @@ def to_device(array, dtype=None, stream=None):
     held = native_dtype(array.dtype)
     if dtype is not None:
         target = check_array_dtype(dtype)
-    elif held.kind == "f":
-        target = result_dtype(array)
+    elif held.kind in "fc":
+        target = result_dtype(array)  # complex: its own (a longer one complex128)
     else:
         target = held
     if held not in ARRAY_DTYPES:
@@ -161,6 +171,36 @@ cdef object as_float16(object result, object stream):
     rounded = new_device_array(f._shape, FLOAT16, f._device, stream, f._host is not None)
     copy(rounded, result)
     return rounded
+
+
+cdef int complex_scalars(Operands ops, object compute, object stream, int first=0) except -1:
+    """Complex scalar operands (a Python complex, a NumPy complex scalar),
+    whose value the ABI's one double cannot hold, become 0-d arrays of the
+    compute dtype: NumPy's for host data (and the host backend), a
+    DeviceArray on the data's device for device data. The kernels read the
+    one element through stride 0, as a broadcast array."""
+    cdef int k
+    cdef gpuvec_array* a
+    for k in range(first, ops.count):
+        a = &ops.arrays[k]
+        if ops.kinds[k] != SCALAR or not (a.dtype == GPUVEC_COMPLEX64
+                                          or a.dtype == GPUVEC_COMPLEX128):
+            continue
+        if compute.kind != "c":
+            raise TypeError(f"{ops.names[k]} is complex, but the op computes in {compute}")
+        value = np.asarray(ops.objects[k], dtype=compute)
+        if ops.device_mode and not ops.host_backed:
+            held = new_device_array((), compute, ops.device if ops.device >= 0 else 0, stream,
+                                    False)
+            copy(held, value)
+            ops.objects[k] = held
+            describe_device_array(ops, k, <ArrayFields>held)
+        else:
+            ops.objects[k] = value
+            describe_host_array(ops, k, value)
+            if ops.device_mode:
+                ops.kinds[k] = DEVICE_DATA  # host-backend device data is host memory
+    return 0
 
 
 cdef int device_scalars(Operands ops, object stream) except -1:

@@ -8,3 +8,4 @@ cdef enum:
     kDLUInt = 1
     kDLFloat = 2
     kDLBool = 6
+    kDLComplex = 5

@@ -25,6 +25,7 @@ from gpuvec._core._abi cimport GPUVEC_MAX_NDIM
 
 __all__ = [
     "DLPACK_BOOL",
+    "DLPACK_COMPLEX",
     "DLPACK_CPU",
     "DLPACK_CUDA",
     "DLPACK_FLOAT",
@@ -81,6 +82,7 @@ DLPACK_INT = kDLInt
 DLPACK_UINT = kDLUInt
 DLPACK_FLOAT = kDLFloat
 DLPACK_BOOL = kDLBool
+DLPACK_COMPLEX = kDLComplex  # complex64 is 64 bits: both parts
 
 
 cdef struct _Export:
@@ -108,7 +110,7 @@ def to_dlpack(owner, uintptr_t address, tuple shape, tuple strides, int itemsize
 
     `strides` count elements; `address` is that of element (0, ..., 0).
     The elements are of DLPack's type `code` (DLPACK_FLOAT, DLPACK_INT,
-    DLPACK_UINT or DLPACK_BOOL) and `itemsize` bytes.
+    DLPACK_UINT, DLPACK_COMPLEX or DLPACK_BOOL) and `itemsize` bytes.
     """
     cdef _Export* export = <_Export*>malloc(sizeof(_Export))
     cdef int d

@@ -14,7 +14,7 @@ from libc.stdint cimport int64_t
 from libc.string cimport memset
 
 from gpuvec._core._abi cimport *
-from gpuvec._core._copy cimport as_float16, copy, device_scalars, upload_bools
+from gpuvec._core._copy cimport as_float16, complex_scalars, copy, device_scalars, upload_bools
 from gpuvec._core._launch cimport fill_launch, parse_threads_per_block
 from gpuvec._core._operands cimport *
 from gpuvec._core._results cimport *
@@ -25,11 +25,12 @@ import warnings
 import numpy as np
 from numpy import equal, less
 
+from gpuvec._core._copy import to_device
 from gpuvec._core._operands import result_dtype
 
 cnp.import_array()
 
-__all__ = ["elementwise", "elementwise_ops"]
+__all__ = ["complex_parts", "elementwise", "elementwise_ops"]
 
 
 def elementwise_ops():
@@ -100,6 +101,12 @@ def elementwise(int op, tuple args, tuple names, out=None, dtype=None, threads_p
     cdef int k, ndim, first = 0
     cdef Py_ssize_t size = 1
     cdef bint truth = 0 <= op < _MAX_OPS and _truth_result[op]
+    if op == _ABSOLUTE and dtype is None and _is_complex_data(args[0]):
+        # |z| = hypot(re, im) over views of the parts, as NumPy's npy_cabs
+        # computes it: a float result, the same function on the same numbers.
+        re, im = complex_parts(args[0])
+        return elementwise(_HYPOT, (re, im), (f"{names[0]}.real", f"{names[0]}.imag"), out,
+                           None, threads_per_block, stream)
     for k in range(len(args)):
         if op == _WHERE and k == 0:
             _add_condition(ops, args[0], names[0])
@@ -120,6 +127,9 @@ def elementwise(int op, tuple args, tuple names, out=None, dtype=None, threads_p
                                       _UFUNCS.get(op), _KINDS.get(op))
     else:
         compute = compute_dtype(ops, dtype, first, _UFUNCS.get(op), _KINDS.get(op))
+    if compute.kind == "c" and "c" not in _KINDS.get(op, ""):
+        raise TypeError(f"gpuvec does not compute {_OP_NAMES.get(op, 'this op')} on complex "
+                        f"numbers yet (the inputs resolve to {compute})")
     out_dtype = _RESULTS.get(op) or compute
     # A float16 result: computed in float32, into a float32 result that is
     # then rounded to float16 (cast into out, or into a new array).
@@ -132,13 +142,19 @@ def elementwise(int op, tuple args, tuple names, out=None, dtype=None, threads_p
         _upload_condition(ops)
     stream = resolve_stream(stream)
     fill_launch(&launch, placement(ops), parse_threads_per_block(threads_per_block), stream)
+    if compute.kind == "c" and not ops.device_mode and launch.backend == GPUVEC_BACKEND_CUDA:
+        # NumPy data on the GPU: the staging pipeline converts to real dtypes
+        # alone, so the data goes to the device first and the result comes back.
+        return _through_device(op, args, names, out, dtype, threads_per_block, stream, params)
+    complex_scalars(ops, compute, stream, first)
     if ops.device_mode and not ops.host_backed:
         device_scalars(ops, stream)
+    # The inputs' shapes first, then out's dtype and shape: NumPy's order of errors.
+    ndim = broadcast(ops, 0, shape)
     if out is not None:
         check_out_dtype(out, out_dtype)
     if half:
         out_dtype = FLOAT32
-    ndim = broadcast(ops, 0, shape)
     if out is not None:
         ndim = broadcast_to_out(ops, out, ndim, shape)
     target = None  # an out of another dtype: the result is cast into it
@@ -165,6 +181,54 @@ def elementwise(int op, tuple args, tuple names, out=None, dtype=None, threads_p
             np.copyto(target, result, casting="same_kind")
         return target
     return result
+
+
+cdef bint _is_complex_data(object x):
+    """Whether x is complex data: an array (DeviceArray or NumPy's) of a
+    complex dtype, a complex number, or what NumPy makes a complex array of."""
+    if isinstance(x, (ArrayFields, np.ndarray, np.generic)):
+        return x.dtype.kind == "c"
+    if type(x) is complex:
+        return True
+    if isinstance(x, (list, tuple)):
+        return np.asarray(x).dtype.kind == "c"
+    return False
+
+
+def complex_parts(x):
+    """The real and imaginary parts of complex data, as views of its floats:
+    DeviceArrays of a DeviceArray (its memory, every other float), NumPy
+    arrays of anything else (NumPy's own .real and .imag views)."""
+    cdef ArrayFields f
+    if not isinstance(x, ArrayFields):
+        array = np.asarray(x)
+        return array.real, array.imag
+    f = <ArrayFields>x
+    cls = type(x)
+    if f._host is not None:
+        return (cls._from_host_array(f._host.real, f._readonly),
+                cls._from_host_array(f._host.imag, f._readonly))
+    part = np.dtype(f"f{f._dtype.itemsize // 2}")
+    return tuple(cls._from_device_memory(x, f._address + offset, f._shape, f._strides, part,
+                                         f._device, f._stream, f._readonly)
+                 for offset in (0, part.itemsize))
+
+
+def _through_device(int op, tuple args, tuple names, out, dtype, threads_per_block, stream,
+                    tuple params):
+    """A complex op on NumPy data with the CUDA backend: the arrays copied to
+    the device, the op run there, and its result copied back (into out, a
+    NumPy array, where one is given)."""
+    numbers = not any(isinstance(a, (np.ndarray, list, tuple)) for a in args)
+    # Numbers stay numbers (weak, as NEP 50 has them) beside arrays.
+    moved = tuple(to_device(a, None, stream) if numbers or isinstance(a, (np.ndarray, list, tuple))
+                  else a for a in args)
+    host = elementwise(op, moved, names, None, dtype, threads_per_block, stream,
+                       params).to_host()
+    if out is not None:
+        np.copyto(out, host, casting="same_kind")
+        return out
+    return host[()] if numbers else host  # numbers in, a NumPy scalar out, as NumPy's
 
 
 cdef int _add_condition(Operands ops, object cond, str name) except -1:
@@ -246,6 +310,9 @@ cdef bint _has(object value, object compare, int number) except -1:
 _WHERE = [row[0] for row in elementwise_ops() if row[1] == "where"][0]
 _fill_truth_results()
 ELEMENTWISE_CODES = {row[1]: row[0] for row in elementwise_ops()}
+_OP_NAMES = {code: name for name, code in ELEMENTWISE_CODES.items()}
+_ABSOLUTE = ELEMENTWISE_CODES["absolute"]
+_HYPOT = ELEMENTWISE_CODES["hypot"]
 # Each op's NumPy ufunc (its dtype resolution is gpuvec's), kinds column, and
 # result dtype where it is not the compute dtype (bool, uint8).
 _UFUNCS = {row[0]: getattr(np, row[7]) for row in elementwise_ops()

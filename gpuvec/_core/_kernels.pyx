@@ -17,6 +17,7 @@ through gpuvec_map or gpuvec_map_reduce inside the call scaffold
 cimport numpy as cnp
 from libc.math cimport isinf
 from libc.stdint cimport int64_t, uint32_t, uintptr_t
+from libc.stdio cimport fflush, stdout
 from libc.stdlib cimport free, getenv, malloc
 from libc.string cimport memcpy, memset
 
@@ -104,9 +105,11 @@ cdef class KernelLauncher:
     flags : int
         GPUVEC_KERNEL_* bits (the host backend's cooperative and checked modes).
     parameters : list of tuple
-        One ``(name, c_type, is_pointer, is_const, dtype)`` per parameter;
-        dtype is the NumPy dtype of the pointee or value, None where gpuvec
-        does not know the C type (``void`` pointees accept any array).
+        One ``(name, c_type, is_pointer, is_const, dtype, lanes)`` per
+        parameter; dtype is the NumPy dtype of the pointee or value, None
+        where gpuvec does not know the C type (``void`` pointees accept any
+        array); lanes the components of a pointee of a CUDA vector type
+        (``float2``: float32, 2 lanes), 1 for the others.
     signature : str
         The kernel's C signature, for messages.
     """
@@ -120,6 +123,7 @@ cdef class KernelLauncher:
     cdef list names
     cdef list c_types
     cdef list dtypes
+    cdef list lanes
     cdef list name_bytes  # keeps args[k].name alive
     cdef readonly str signature
 
@@ -133,6 +137,7 @@ cdef class KernelLauncher:
         self.signature = signature
         self.count = len(parameters)
         self.names, self.c_types, self.dtypes, self.name_bytes = [], [], [], []
+        self.lanes = []
         check(abi.module_kernel(module.handle, symbol.encode(), flags, &self.handle))
         self.args = <gpuvec_kernel_arg*>malloc(max(1, self.count) * sizeof(gpuvec_kernel_arg))
         self.codes = <int*>malloc(max(1, self.count) * sizeof(int))
@@ -140,10 +145,11 @@ cdef class KernelLauncher:
         if self.args == NULL or self.codes == NULL or self.type_nums == NULL:
             raise MemoryError()
         memset(self.args, 0, max(1, self.count) * sizeof(gpuvec_kernel_arg))
-        for k, (name, c_type, is_pointer, is_const, dtype) in enumerate(parameters):
+        for k, (name, c_type, is_pointer, is_const, dtype, lanes) in enumerate(parameters):
             self.names.append(name)
             self.c_types.append(c_type)
             self.dtypes.append(dtype)
+            self.lanes.append(lanes)
             self.name_bytes.append(name.encode())
             self.args[k].name = <const char*>self.name_bytes[k]
             self.args[k].writes = not is_const
@@ -213,6 +219,11 @@ cdef class KernelLauncher:
                     self._set_value(k, args[k], &own[k])
             with nogil:
                 status = abi.kernel_launch(self.handle, own, self.count, &config, &launch)
+                # What the kernel printed so far (all of it on the host backend; on a
+                # GPU what the driver has written at a synchronization) leaves C's
+                # buffer now: in Jupyter it then shows in the cell that launched
+                # the kernel, before what the cell prints next.
+                fflush(stdout)
         finally:
             if own != on_stack:
                 free(own)
@@ -247,7 +258,7 @@ cdef class KernelLauncher:
             f = <ArrayFields>value
             if f._host is not None:
                 return self._set_host_array(k, f._host, f._readonly, value, a)
-            self._check_array(k, f._dtype, f._contiguous, f._readonly, value)
+            self._check_array(k, f._dtype, f._contiguous, f._readonly, value, f._size)
             a.data = <void*>f._address
             a.memory = GPUVEC_MEMORY_DEVICE
             a.count = f._size
@@ -276,7 +287,8 @@ cdef class KernelLauncher:
                             f"the kernel, and the array given is byte-swapped {array.dtype}: "
                             f"the writes would land in a converted copy; pass an array in "
                             f"native byte order, a.astype(a.dtype.newbyteorder('='))")
-        self._check_array(k, array.dtype, cnp.PyArray_IS_C_CONTIGUOUS(array), readonly, given)
+        self._check_array(k, array.dtype, cnp.PyArray_IS_C_CONTIGUOUS(array), readonly, given,
+                          cnp.PyArray_SIZE(array))
         a.data = cnp.PyArray_DATA(array)
         a.memory = GPUVEC_MEMORY_HOST
         a.count = cnp.PyArray_SIZE(array)
@@ -294,7 +306,7 @@ cdef class KernelLauncher:
         strides = cai.get("strides")
         contiguous = strides is None or strides == _c_strides(shape, dtype.itemsize)
         address, readonly = cai["data"]
-        self._check_array(k, dtype, contiguous, readonly, value)
+        self._check_array(k, dtype, contiguous, readonly, value, _product(shape))
         a.data = <void*><uintptr_t>address
         a.memory = GPUVEC_MEMORY_DEVICE
         a.count = _product(shape)
@@ -302,11 +314,16 @@ cdef class KernelLauncher:
         return 0
 
     cdef int _check_array(self, int k, object dtype, bint contiguous, bint readonly,
-                          object given) except -1:
+                          object given, int64_t count) except -1:
         cdef int wanted = self.type_nums[k]
         cdef str name = self.names[k]
+        cdef int lanes = self.lanes[k]
+        if lanes == 2 and dtype.kind == "c" and dtype.itemsize == 2 * self.dtypes[k].itemsize:
+            # complex64 for a float2* (cuFloatComplex*), complex128 for a double2*:
+            # the same bytes, (real, imaginary) pairs
+            lanes = 1
         # (int64 is two type numbers, long and long long: equal dtypes)
-        if wanted >= 0 and (<cnp.dtype>dtype).type_num != wanted \
+        elif wanted >= 0 and (<cnp.dtype>dtype).type_num != wanted \
                 and dtype != self.dtypes[k]:
             raise TypeError(f"parameter '{name}' is {self.c_types[k]} ({self.dtypes[k]}), got "
                             f"an array of {dtype}; gpuvec never reinterprets the bytes: convert "
@@ -315,6 +332,11 @@ cdef class KernelLauncher:
             raise TypeError(f"parameter '{name}' has type {self.c_types[k]}, whose element "
                             f"type gpuvec cannot check against an array; declare it with a "
                             f"scalar type (float*, int*, ...) or void*")
+        if count % lanes:
+            raise ValueError(f"parameter '{name}' ({self.c_types[k]}) reads {lanes} "
+                             f"{self.dtypes[k]} at a time, and the array has {count} elements, "
+                             f"not a multiple of {lanes}: the last element would be read past "
+                             f"the array's end")
         if not contiguous:
             raise ValueError(f"parameter '{name}' got a non-contiguous array: a kernel sees "
                              f"memory, not a view; pass np.ascontiguousarray(...) (or the "
@@ -661,8 +683,7 @@ cdef int _describe_kernel_call(Operands ops, tuple args, tuple names, object out
     ops.reserve(len(args))
     for k in range(len(args)):
         add(ops, args[k], names[k])
-        if ops.kinds[k] == SCALAR:
-            ops.arrays[k].dtype = in_dtypes[k]
+        _as_parameter_dtype(ops, k, in_dtypes[k])
     if out is not None and isinstance(out, ArrayFields):
         ops.device_mode = True
         if (<ArrayFields>out)._host is not None:
@@ -674,6 +695,36 @@ cdef int _describe_kernel_call(Operands ops, tuple args, tuple names, object out
     if launch.backend != module.backend:
         raise RuntimeError("the kernel was compiled for the other backend than the call's")
     return broadcast(ops, 0, shape)
+
+
+# The NumPy arrays add() describes as they are (their dtypes are checked against
+# the kernel's by the caller); add leaves the others (ints) for the call to convert.
+_READ_AS_IS = frozenset(
+    np.dtype(t) for t in (np.float16, np.float32, np.float64, np.bool_, np.complex64,
+                          np.complex128))
+
+
+cdef int _as_parameter_dtype(Operands ops, int k, gpuvec_dtype code) except -1:
+    """Operand k as its parameter's dtype: a number converted as NumPy casts it
+    (exactly, for an integer parameter), a NumPy array of integers converted
+    by NumPy (add leaves such arrays for the caller to convert; float and
+    bool arrays are read where they are, converted as they are read)."""
+    cdef gpuvec_array* a = &ops.arrays[k]
+    if ops.kinds[k] == SCALAR:
+        dtype = dtype_of_code(code)
+        value = np.asarray(ops.objects[k]).astype(dtype)  # NumPy's cast of the number
+        if dtype.kind in "iu":
+            a.integer = (int(value) + 2**63) % 2**64 - 2**63  # a uint64's bits from 2^63 up
+        else:
+            a.scalar = float(value)
+        a.dtype = code
+    elif ops.kinds[k] == HOST_DATA and ops.objects[k].dtype not in _READ_AS_IS:
+        converted = native_byte_order(ops.objects[k]).astype(dtype_of_code(code), copy=False)
+        if not whole_elements(converted):
+            converted = np.array(converted, order="C")
+        ops.objects[k] = converted
+        describe_host_array(ops, k, converted)
+    return 0
 
 
 cdef struct _MapReduceCall:

@@ -5,6 +5,8 @@ from libc.stdint cimport int64_t, uintptr_t
 
 from gpuvec._core._abi cimport (
     GPUVEC_BOOL,
+    GPUVEC_COMPLEX64,
+    GPUVEC_COMPLEX128,
     GPUVEC_FLOAT16,
     GPUVEC_FLOAT32,
     GPUVEC_INT8,
@@ -35,7 +37,7 @@ cdef class ArrayFields:
 
 
 # NumPy's dtypes of the ABI's.
-cdef object FLOAT16, FLOAT32, FLOAT64, INT64, BOOL
+cdef object FLOAT16, FLOAT32, FLOAT64, INT64, BOOL, COMPLEX64, COMPLEX128
 
 
 # Where an operand is, as one call sees it.
@@ -113,6 +115,11 @@ cdef inline bint is_python_number(object v):
     return t is float or t is int or t is bool
 
 
+# A Python complex or a NumPy complex scalar: a scalar whose value the ABI's
+# one double cannot hold (_copy.complex_scalars gives it memory).
+cdef bint is_complex_number(object v)
+
+
 cdef inline Py_ssize_t itemsize_of(gpuvec_dtype dtype) noexcept:
     if dtype == GPUVEC_FLOAT32 or dtype == GPUVEC_INT32 or dtype == GPUVEC_UINT32:
         return 4
@@ -120,4 +127,6 @@ cdef inline Py_ssize_t itemsize_of(gpuvec_dtype dtype) noexcept:
         return 1
     if dtype == GPUVEC_INT16 or dtype == GPUVEC_UINT16 or dtype == GPUVEC_FLOAT16:
         return 2
+    if dtype == GPUVEC_COMPLEX128:
+        return 16
     return 8

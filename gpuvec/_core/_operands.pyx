@@ -69,6 +69,8 @@ FLOAT32 = np.dtype(np.float32)
 FLOAT64 = np.dtype(np.float64)
 INT64 = np.dtype(np.int64)
 BOOL = np.dtype(np.bool_)
+COMPLEX64 = np.dtype(np.complex64)
+COMPLEX128 = np.dtype(np.complex128)
 SUPPORTED_DTYPES = (FLOAT32, FLOAT64)
 # Each ABI dtype's NumPy dtype, by its code (gpuvec/gpuvec.h).
 _DTYPE_OF_CODE = {
@@ -84,11 +86,14 @@ _DTYPE_OF_CODE = {
     GPUVEC_UINT32: np.dtype(np.uint32),
     GPUVEC_UINT64: np.dtype(np.uint64),
     GPUVEC_FLOAT16: FLOAT16,
+    GPUVEC_COMPLEX64: COMPLEX64,
+    GPUVEC_COMPLEX128: COMPLEX128,
 }
 _CODE_OF_DTYPE = {dtype: code for code, dtype in _DTYPE_OF_CODE.items()}
-# What a DeviceArray holds: every real dtype. The float ops compute in
-# SUPPORTED_DTYPES (float16 in float32, as NumPy's float16 loops do: the
-# result, rounded to float16, is NumPy's), converting the others.
+# What a DeviceArray holds: every real dtype, complex64 and complex128. The
+# float ops compute in SUPPORTED_DTYPES (float16 in float32, as NumPy's
+# float16 loops do: the result, rounded to float16, is NumPy's), converting
+# the others; the ops NumPy defines for complex numbers compute in them.
 ARRAY_DTYPES = tuple(_DTYPE_OF_CODE.values())
 # ... as messages name them.
 ARRAY_DTYPE_NAMES = ", ".join(str(dtype) for dtype in ARRAY_DTYPES)
@@ -174,7 +179,8 @@ def pop_precision(token):
 
 
 cpdef object as_real_array(object value, str name):
-    """``value`` as a NumPy array of real numbers.
+    """``value`` as a NumPy array of numbers (real or complex: the name is older
+    than gpuvec's complex dtypes).
 
     Raises
     ------
@@ -196,10 +202,11 @@ cpdef object as_real_array(object value, str name):
         raise ValueError(f"{name} cannot be turned into an array: {exc}") from None
     except TypeError as exc:
         raise TypeError(f"{name} cannot be turned into a numeric array: {exc}") from None
-    if array.dtype.kind not in "biuf":
+    if array.dtype.kind not in "biufc":
         raise TypeError(
             f"{name} has dtype {array.dtype}, which gpuvec does not support: "
-            "gpuvec computes on real numbers (bool, int, float16, float32 or float64)"
+            "gpuvec computes on numbers (bool, int, float16, float32, float64, complex64 "
+            "or complex128)"
         )
     return array
 
@@ -258,18 +265,21 @@ cpdef object check_dtype(object dtype):
 
 
 cpdef object check_array_dtype(object dtype):
-    """The dtype of a new DeviceArray: one of ARRAY_DTYPES, every real dtype
-    (``">f8"`` is float64: device data is in the machine's byte order).
+    """The dtype of a new DeviceArray: one of ARRAY_DTYPES, every real dtype,
+    complex64 and complex128 (``">f8"`` is float64: device data is in the
+    machine's byte order).
 
     Examples
     --------
     >>> check_array_dtype("bool"), check_array_dtype(np.uint8)
     (dtype('bool'), dtype('uint8'))
     >>> check_array_dtype(np.complex64)
+    dtype('complex64')
+    >>> check_array_dtype("U3")
     Traceback (most recent call last):
         ...
     TypeError: dtype must be one of float32, float64, bool, int8, int16, int32, int64, uint8, \
-uint16, uint32, uint64, float16; got complex64
+uint16, uint32, uint64, float16, complex64, complex128; got <U3
     """
     try:
         dt = native_dtype(np.dtype(dtype))
@@ -310,7 +320,7 @@ def result_dtype(*inputs, dtype=None):
         return explicit
     kinds = []
     for value in inputs:
-        if isinstance(value, (bool, numbers.Integral, float)) and not isinstance(
+        if isinstance(value, (bool, numbers.Integral, float, complex)) and not isinstance(
             value, np.generic
         ):
             kinds.append(value)  # a weak Python scalar
@@ -321,14 +331,26 @@ def result_dtype(*inputs, dtype=None):
         else:
             kinds.append(np.asarray(value).dtype)
     common = np.result_type(*kinds)
+    if common.kind == "c":
+        return _complex_result(common)  # the precision is of float results only
     if common.kind not in "biuf":
-        raise TypeError(f"gpuvec computes on real numbers; the inputs have dtype {common}")
+        raise TypeError(f"gpuvec computes on numbers; the inputs have dtype {common}")
     chosen = precision()
     if chosen is not None:
         return chosen
     if common.kind in "biu":
         return FLOAT64
     return _float_result(common)
+
+
+cdef object _complex_result(object common):
+    """complex64, or complex128 for NumPy's complex128 and longer complex."""
+    return COMPLEX64 if common.itemsize <= 8 else COMPLEX128
+
+
+cdef bint is_complex_number(object v):
+    """A Python complex or a NumPy complex scalar."""
+    return type(v) is complex or (isinstance(v, np.generic) and v.dtype.kind == "c")
 
 
 cdef object _float_result(object common):
@@ -499,6 +521,17 @@ cdef int add(Operands ops, object value, str name) except -1:
         a.scalar = value
         a.dtype = GPUVEC_FLOAT64
         return 0
+    if is_complex_number(value):
+        # Its value is no double: complex_scalars (_copy) gives it memory once
+        # the compute dtype is known. Until then it is a scalar of its dtype,
+        # a Python complex a weak one (NEP 50: complex64 data + 1j is complex64).
+        ops.objects.append(value)
+        ops.weak[k] = type(value) is complex
+        ops.kinds[k] = SCALAR
+        a.memory = GPUVEC_MEMORY_SCALAR
+        a.scalar = value.real
+        a.dtype = GPUVEC_COMPLEX128 if type(value) is complex else code_of(value.dtype)
+        return 0
     if isinstance(value, np.generic) and value.dtype.kind in "biuf":
         ops.objects.append(value)
         ops.kinds[k] = SCALAR
@@ -532,11 +565,12 @@ cdef int _add_host_array(Operands ops, int k, cnp.ndarray array, str name) excep
     float32, float64 and bool data in native byte order is read where it is;
     ints are kept for NumPy to convert once the compute dtype is known."""
     if not (cnp.PyArray_ISBOOL(array) or cnp.PyArray_ISINTEGER(array)
-            or cnp.PyArray_ISFLOAT(array)):
+            or cnp.PyArray_ISFLOAT(array) or cnp.PyArray_ISCOMPLEX(array)):
         as_real_array(array, name)  # the TypeError naming the argument
     cdef int npy_type = cnp.PyArray_TYPE(array)
     cdef bint direct = (npy_type == cnp.NPY_FLOAT32 or npy_type == cnp.NPY_FLOAT64
-                        or npy_type == cnp.NPY_BOOL or npy_type == cnp.NPY_FLOAT16)
+                        or npy_type == cnp.NPY_BOOL or npy_type == cnp.NPY_FLOAT16
+                        or npy_type == cnp.NPY_COMPLEX64 or npy_type == cnp.NPY_COMPLEX128)
     # The type number ignores byte order: '>f8' is NPY_FLOAT64 too, and its
     # bytes read as native numbers are garbage. (The others' astype converts.)
     if direct and not cnp.PyArray_ISNOTSWAPPED(array):
@@ -546,7 +580,7 @@ cdef int _add_host_array(Operands ops, int k, cnp.ndarray array, str name) excep
     ops.objects.append(array)
     if direct:  # read as it is: the C++ side converts a bool or float16 as it reads it
         return describe_host_array(ops, k, array)
-    # Ints, converted by NumPy once the dtype is known.
+    # Ints (and long doubles), converted by NumPy once the dtype is known.
     ops.kinds[k] = HOST_DATA
     ops.arrays[k].memory = GPUVEC_MEMORY_HOST
     ops.arrays[k].dtype = GPUVEC_INT64
@@ -588,6 +622,10 @@ cdef object compute_dtype(Operands ops, object dtype, int first=0, object ufunc=
     if dtype is not None:
         return check_dtype(dtype)
     for k in range(first, ops.count):
+        if ops.arrays[k].dtype == GPUVEC_COMPLEX64 or ops.arrays[k].dtype == GPUVEC_COMPLEX128:
+            if kinds is None:  # complex operands: NumPy's promotion (a weak 1j too)
+                return result_dtype(*ops.objects[first:])
+            return loop_dtype(ufunc, kinds, ops.objects[first:])
         if ops.weak[k] or ops.arrays[k].dtype == GPUVEC_BOOL:
             continue  # bools never widen a float dtype: bool with float32 is float32
         if ops.arrays[k].dtype == GPUVEC_FLOAT64:
@@ -643,6 +681,8 @@ def loop_dtype(ufunc, str kinds, values, bint truth=False):
             signature.append(int)  # weak
         elif type(value) is float:
             signature.append(float)
+        elif type(value) is complex:
+            signature.append(complex)
         elif type(value) is bool:
             signature.append(BOOL)
         elif isinstance(value, (np.ndarray, np.generic, ArrayFields)):
@@ -659,8 +699,14 @@ def loop_dtype(ufunc, str kinds, values, bint truth=False):
         if chosen is not None:
             return chosen
         return _float_result(common)
+    if common.kind == "c":
+        if "c" not in kinds:
+            name = "this op" if ufunc is None else ufunc.__name__
+            raise TypeError(f"gpuvec does not compute {name} on complex numbers yet "
+                            f"(the inputs resolve to {common})")
+        return _complex_result(common)
     if common.kind not in "biu":
-        raise TypeError(f"gpuvec computes on real numbers; the inputs have dtype {common}")
+        raise TypeError(f"gpuvec computes on numbers; the inputs have dtype {common}")
     if common.kind in "iu":
         limits = _limits.get(common)
         if limits is None:
@@ -746,7 +792,8 @@ cdef int convert_host_inputs(Operands ops, object compute, int first=0,
     for k in range(first, ops.count):
         a = &ops.arrays[k]
         if ops.kinds[k] == HOST_DATA \
-                and a.dtype not in (GPUVEC_FLOAT32, GPUVEC_FLOAT64, GPUVEC_FLOAT16) \
+                and a.dtype not in (GPUVEC_FLOAT32, GPUVEC_FLOAT64, GPUVEC_FLOAT16,
+                                    GPUVEC_COMPLEX64, GPUVEC_COMPLEX128) \
                 and not (keep_bool and a.dtype == GPUVEC_BOOL):
             converted = native_byte_order(ops.objects[k]).astype(compute, copy=False)
             if not whole_elements(converted):

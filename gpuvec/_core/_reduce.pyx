@@ -126,6 +126,9 @@ def reduce(int op, x, y=None, axis=None, bint keepdims=False, dtype=None,
         code = GPUVEC_INT64  # NumPy's sum of bools counts them in int64
     else:
         compute = compute_dtype(ops, dtype)
+        if compute.kind == "c":  # sum and mean reduce the parts (gpuvec.reductions)
+            raise TypeError(f"gpuvec does not compute {_REDUCE_NAMES.get(op, 'this reduction')} "
+                            f"on complex numbers yet (the input is {compute})")
         half = compute == FLOAT16
         code = code_of(computed_in(compute))
     convert_host_inputs(ops, numpy_dtype(code))  # bools stay bools: the C++ side reads them

@@ -48,11 +48,13 @@ def _kind(value):
 class FusedFunction:
     """A function whose gpuvec ops run as fused kernels (see :func:`fuse`)."""
 
-    def __init__(self, fn):
+    def __init__(self, fn, kernel_name: str | None = None):
         if not isinstance(fn, types.FunctionType):
             raise TypeError(f"gpuvec.fuse takes a Python function, got {type(fn).__name__}")
         functools.update_wrapper(self, fn)
         self._fn = fn
+        # What the fused kernels are named after (compile errors, explain, profiles).
+        self._kernel_name = fn.__name__ if kernel_name is None else kernel_name
         self._signature = inspect.signature(fn)
         self._parameters = list(self._signature.parameters.values())
         self._names = [p.name for p in self._parameters]
@@ -124,12 +126,12 @@ class FusedFunction:
         plan = self._plans.get(key)
         if plan is None:
             graph, why = trace(self._fn, self._names, [classify(a) for a in arguments])
-            plan = why if graph is None else pair_reductions(make_plan(graph, self.__name__))
+            plan = why if graph is None else pair_reductions(make_plan(graph, self._kernel_name))
             self._plans[key] = plan
         return plan
 
 
-def fuse(fn=None):
+def fuse(fn=None, *, kernel_name: str | None = None):
     """Run a function of gpuvec ops as a few fused kernels.
 
     The function's arithmetic (``+ - * / **``, unary ``-``, ``abs``,
@@ -150,6 +152,9 @@ def fuse(fn=None):
     fn : function
         Its parameters are NumPy arrays or DeviceArrays (float32, float64 or
         bool) and numbers; it returns a value, or a tuple or list of values.
+    kernel_name : str, optional
+        CuPy's name of the fused kernel: the kernels are named
+        ``fused_<kernel_name>_<k>`` (by default after the function).
 
     Returns
     -------
@@ -199,7 +204,21 @@ def fuse(fn=None):
     ...     return gpuvec.sum(x * x, axis=1)
     >>> energy(np.array([[1.0, 2.0], [3.0, 4.0]]))
     array([ 5., 25.])
+
+    CuPy's ``kernel_name`` names the kernels:
+
+    >>> @gpuvec.fuse(kernel_name="squash")
+    ... def f(x):
+    ...     return x * x + 1.0
+    >>> print(f.explain(a))  # doctest: +ELLIPSIS
+    fused function f(x: ndarray float32[4])
+    step 1: fused kernel fused_squash_0 ...
+    ...
     """
+    if kernel_name is not None and (
+        not isinstance(kernel_name, str) or not kernel_name.isidentifier()
+    ):
+        raise ValueError(f"kernel_name must be a C identifier, got {kernel_name!r}")
     if fn is None:
-        return FusedFunction
-    return FusedFunction(fn)
+        return functools.partial(FusedFunction, kernel_name=kernel_name)
+    return FusedFunction(fn, kernel_name)

@@ -48,15 +48,20 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from gpuvec.kernels._lexer import tokenize
+from gpuvec.kernels._raw_params import SUPPORT_SOURCE
 from gpuvec.kernels._source import EMULATION_HEADER, GENERATED_NAME
 from gpuvec.kernels._spec import C_TYPES
 
 __all__ = [
     "ENTRY",
     "FUNCTOR",
+    "INDEX",
+    "INDEX_INPUT",
     "MAP_HEADER",
     "PREVIOUS",
+    "SIZE",
     "cuda_source",
+    "cupy_functor_source",
     "functor_source",
     "host_source",
     "name_expressions",
@@ -67,6 +72,9 @@ MAP_HEADER = "gpuvec/map.hpp"
 FUNCTOR = "gpuvec_op"  # the functor's name in the generated source
 PREVIOUS = "gpuvec_previous"  # the input that carries the out array's old values
 ENTRY = "gpuvec_map_entry"  # the host library's exported entry
+INDEX = "i"  # CuPy's name for the element's index
+INDEX_INPUT = "gpuvec_index"  # the input that carries it, as float64 (see _raw_params)
+SIZE = "gpuvec_size"  # the input that carries the number of elements (_ind.size())
 
 
 def functor_source(
@@ -103,6 +111,70 @@ def functor_source(
     ]
     # The lines after the operation are gpuvec's again.
     lines += [f'#line {len(lines) + 2} "{GENERATED_NAME}"', f"    return {out_name};", "  }", "};"]
+    return "\n".join(lines) + "\n"
+
+
+def cupy_functor_source(
+    operation: str,
+    params: Sequence[tuple[str, np.dtype]],
+    raw: Sequence[tuple[str, np.dtype, bool]],
+    secondary: Sequence[tuple[str, np.dtype, bool]],
+    primary: tuple[str, np.dtype, str] | None,
+    placeholders: Mapping[str, np.dtype],
+    source_name: str,
+    preamble: str = "",
+) -> str:
+    """The functor of an operation that uses more of CuPy's language than values.
+
+    Parameters
+    ----------
+    operation : str
+        The user's operation.
+    params : sequence of (name, dtype)
+        The functor's inputs in order: the values of the inputs, then the
+        extra ones (``gpuvec_index``, ``gpuvec_size``, each raw array's descriptor
+        ``gpuvec_raw_NAME`` and each further output's ``gpuvec_out_NAME``).
+    raw : sequence of (name, dtype, writable)
+        The raw parameters, each a ``gpuvec_cupy::Raw`` over its descriptor.
+    secondary : sequence of (name, dtype, reads)
+        The outputs after the first, each a variable that is stored at
+        element ``i`` of its array after the operation; with `reads`, it
+        starts as the element's old value.
+    primary : (name, dtype, start) or None
+        The output the engine writes, and its starting value; None where
+        every output is raw or stored (the engine then writes a bool that
+        nobody reads).
+    placeholders, source_name, preamble
+        As for :func:`functor_source`.
+    """
+    lines = [SUPPORT_SOURCE]
+    if preamble:
+        lines += [f'#line 1 "{source_name}:preamble"', preamble]
+    lines.append(f"struct {FUNCTOR} {{")
+    lines += [f"  using {t} = {C_TYPES[d]};" for t, d in sorted(placeholders.items())]
+    args = ", ".join(f"const {C_TYPES[d]} {n}" for n, d in params)
+    out_type = "bool" if primary is None else C_TYPES[primary[1]]
+    lines.append(f"  GPUVEC_HD {out_type} operator()({args}) const {{")
+    if any(n == INDEX_INPUT for n, _ in params):
+        lines.append(f"    const int64_t {INDEX} = static_cast<int64_t>({INDEX_INPUT});")
+    if any(n == SIZE for n, _ in params):
+        lines.append(f"    const gpuvec_cupy::Indexer _ind{{{SIZE}}};")
+    for name, dtype, writable in raw:
+        element = C_TYPES[dtype] if writable else f"const {C_TYPES[dtype]}"
+        lines.append(f"    const gpuvec_cupy::Raw<{element}> {name}(gpuvec_raw_{name});")
+    for name, dtype, old in secondary:
+        c_type = C_TYPES[dtype]
+        start = f"gpuvec_cupy::Raw<{c_type}>(gpuvec_out_{name})[{INDEX}]" if old else f"{c_type}()"
+        lines.append(f"    {c_type} {name} = {start};")
+    if primary is not None:
+        lines.append(f"    {out_type} {primary[0]} = {primary[2]};")
+    lines += [f'#line 1 "{source_name}"', operation, ";"]
+    lines.append(f'#line {sum(t.count(chr(10)) + 1 for t in lines) + 1} "{GENERATED_NAME}"')
+    for name, dtype, _ in secondary:
+        c_type = C_TYPES[dtype]
+        # In parentheses: a statement that starts `Raw<T>(x)[i]` declares an array x.
+        lines.append(f"    (gpuvec_cupy::Raw<{c_type}>(gpuvec_out_{name}))[{INDEX}] = {name};")
+    lines += [f"    return {'true' if primary is None else primary[0]};", "  }", "};"]
     return "\n".join(lines) + "\n"
 
 

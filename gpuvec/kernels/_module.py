@@ -27,8 +27,10 @@ from gpuvec.kernels import (
     _cache,
     _compile_errors,
     _frontend,
+    _headers,
     _host_compiler,
     _nvrtc,
+    _options,
     _signature,
     _source,
 )
@@ -102,8 +104,10 @@ class SourceModule:
     source : str
         CUDA C++: one or more ``__global__`` functions and what they use.
     options : sequence of str, optional
-        Extra compiler options, such as ``("-DBLOCK=256",)``: NVRTC's on a GPU,
-        the host compiler's without one (``-D`` and ``-I`` mean the same to both).
+        NVRTC's options, such as ``("-DBLOCK=256", "-std=c++11", "-lineinfo")``:
+        NVRTC reads them on a GPU; without one the host compiler gets their
+        meaning (``-D``, ``-U``, ``-I``, ``-include``; NVRTC's code-generation
+        options, such as ``-lineinfo`` or ``-arch``, mean nothing to it).
         gpuvec's own headers are on both compilers' include path: a kernel may
         ``#include <gpuvec/ops.hpp>`` to call the functors of gpuvec's ops.
     name_expressions : sequence of str, optional
@@ -263,7 +267,12 @@ class SourceModule:
 
     def _nvrtc_options(self) -> list[str]:
         # gpuvec's headers, as the host compiler has them: one source for both
-        return [*_NVRTC_OPTIONS, f"-I{_INCLUDE_DIR}", *self.options]
+        return [
+            *_NVRTC_OPTIONS,
+            f"-I{_INCLUDE_DIR}",
+            *self.options,
+            *_headers.nvrtc_include_options(),
+        ]
 
     def _compile_nvrtc(self) -> _Compiled:
         names = list(self._signatures)
@@ -297,7 +306,11 @@ class SourceModule:
         path = compile_host(
             text,
             self.name,
-            [*_HOST_OPTIONS, *self.options],
+            [
+                *_HOST_OPTIONS,
+                *_options.host_options(self.options),
+                *_headers.host_include_options(),
+            ],
             self._compile_error,
             key_names=names,
             checked=checked,
@@ -453,7 +466,9 @@ def _emulation_header() -> str:
     """The emulation header's text: part of a host kernel's cache key."""
     global _header_text
     if _header_text is None:
-        _header_text = (_INCLUDE_DIR / "gpuvec" / "cuda_emulation.h").read_text()
+        _header_text = (_INCLUDE_DIR / "gpuvec" / "cuda_emulation.h").read_text() + (
+            _headers.headers_text()
+        )
     return _header_text
 
 
@@ -587,7 +602,10 @@ class Kernel:
                 compiled.module,
                 compiled.symbols[self.name],
                 compiled.flags,
-                [(p.name, p.c_type, p.is_pointer, p.is_const, p.dtype) for p in self.parameters],
+                [
+                    (p.name, p.c_type, p.is_pointer, p.is_const, p.dtype, p.lanes)
+                    for p in self.parameters
+                ],
                 self.signature,
             )
             self._launchers[(backend, checked)] = launcher

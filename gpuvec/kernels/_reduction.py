@@ -10,12 +10,16 @@ broadcasting, layout simplification and launch plan (``_core.map_reduce_call``,
 
 from __future__ import annotations
 
+import functools
+import math
+
 import numpy as np
 
 from gpuvec import _core
-from gpuvec.kernels import _module, _reduction_source, _spec
+from gpuvec.device_array import DeviceArray
+from gpuvec.kernels import _module, _raw_params, _reduction_source, _spec
 from gpuvec.kernels._spec import C_TYPES
-from gpuvec.kernels._user_kernel import UserKernel
+from gpuvec.kernels._user_kernel import BACKEND_CUDA, UserKernel
 
 __all__ = ["ReductionKernel"]
 
@@ -75,7 +79,7 @@ class ReductionKernel(UserKernel):
     TypeError
         An expression or identity that is not a str.
     NotImplementedError
-        ``raw`` parameters, or more than one output.
+        More than one output, or a raw output.
 
     Notes
     -----
@@ -85,14 +89,16 @@ class ReductionKernel(UserKernel):
     takes any strides, numbers, DeviceArrays and NumPy arrays, as
     :func:`gpuvec.sum` does.
 
-    Differences from CuPy's: the element's index (``_in_ind``, ``_J``) is
-    not available, nor are ``raw`` parameters; there is one output; and the
-    dtypes of the arrays are gpuvec's (float32, float64, bool). An array
-    must have its parameter's dtype exactly (``TypeError`` otherwise); a
-    number is converted to its parameter's type. Up to 8 inputs. Each type
-    signature is compiled once, on its first call, and kept in the kernel
-    cache on disk; a compile error raises :class:`gpuvec.CompileError`
-    naming the line of the expression.
+    ``map_expr`` may use CuPy's ``_J`` (the element's index in C order
+    over the reduced axes), ``_i`` (the output's index), ``_in_ind.size()``,
+    ``_out_ind.size()`` and ``raw`` inputs (whole arrays it indexes); they
+    come in as more inputs of gpuvec's engine (docs/kernels.md). There is
+    one output; the dtypes are gpuvec's. An array must have its
+    parameter's dtype exactly (``TypeError`` otherwise); a number is
+    converted to its parameter's type. Up to 8 inputs, counting those. Each
+    type signature is compiled once, on its first call, and kept in the
+    kernel cache on disk; a compile error raises
+    :class:`gpuvec.CompileError` naming the line of the expression.
 
     Examples
     --------
@@ -152,8 +158,14 @@ class ReductionKernel(UserKernel):
         if identity is not None and not identity.strip():
             raise ValueError("identity is empty: give a value such as '0', or None for none")
         super().__init__(in_params, out_params, name, options, preamble, "ReductionKernel")
-        if not self.inputs:
-            raise ValueError("in_params declares no input: give one, such as 'float32 x'")
+        if not any(not p.raw for p in self.inputs):
+            raise ValueError(
+                "in_params declares no input that is not raw: give one, such as 'float32 x'"
+            )
+        if len(self.outputs) > 1 or self.output.raw:
+            raise NotImplementedError(
+                f"out_params {out_params!r}: gpuvec's ReductionKernel writes one output, not raw"
+            )
         if self.output.name in ("a", "b"):
             raise ValueError(
                 f"out_params: the output may not be named {self.output.name!r}, which "
@@ -197,21 +209,88 @@ class ReductionKernel(UserKernel):
         args, out = self._arguments(args, out)
         in_dtypes, out_dtype, placeholders = self._types(args, out)
         reduce_dtype = self._reduce_dtype(out_dtype, placeholders)
+        names = [p.name for p in self.inputs]
+        staging = None
+        raw: list[tuple[str, np.dtype]] = []
+        if self._extras or any(p.raw for p in self.inputs):
+            args, names, in_dtypes, staging, raw = self._with_extras(
+                args, out, names, in_dtypes, axis, stream
+            )
         backend = _core.backend_of_call(args, out)
-        kernel = self._kernel(backend, in_dtypes, out_dtype, reduce_dtype, placeholders)
-        names = tuple(p.name for p in self.inputs)
-        # On the host backend Ctrl-C stops the reduction with KeyboardInterrupt.
-        return _module.interruptible(
-            _core.map_reduce_call,
-            kernel,
-            args,
-            names,
-            self.name,
-            axis,
-            bool(keepdims),
-            out,
-            stream,
+        kernel = self._kernel(
+            backend, in_dtypes, out_dtype, reduce_dtype, placeholders, tuple(names), tuple(raw)
         )
+        # On the host backend Ctrl-C stops the reduction with KeyboardInterrupt.
+        try:
+            return _module.interruptible(
+                _core.map_reduce_call,
+                kernel,
+                args,
+                tuple(names),
+                self.name,
+                axis,
+                bool(keepdims),
+                out,
+                stream,
+            )
+        finally:
+            if staging is not None:
+                staging.finish()
+
+    @functools.cached_property
+    def _extras(self) -> set[str]:
+        """CuPy's names map_expr uses besides values: _J, _i, _in_ind, _out_ind."""
+        return _raw_params.identifiers(self.map_expr) & {"_J", "_i", "_in_ind", "_out_ind"}
+
+    def _with_extras(self, args, out, names, in_dtypes, axis, stream):
+        """The call's inputs with what map_expr sees besides values (see _raw_params):
+        the arguments, their names and dtypes, the staging to finish, the raw parameters."""
+        plain = [a for a, p in zip(args, self.inputs, strict=True) if not p.raw]
+        shape = np.broadcast_shapes(*(np.shape(a) for a in plain))
+        axes = _normalized_axes(axis, len(shape))
+        device_data = any(isinstance(a, DeviceArray) for a in (*args, out))
+        on_gpu = _core.backend_of_call(tuple(args), out) == BACKEND_CUDA
+        staging = _raw_params.Staging(on_gpu, device_data, stream)
+        int64 = np.dtype(np.int64)
+        values, value_names, dtypes, raw = [], [], [], []
+        for a, p, dtype in zip(args, self.inputs, in_dtypes, strict=True):
+            if p.raw:
+                if not isinstance(a, (np.ndarray, DeviceArray)):
+                    raise TypeError(
+                        f"raw parameter {p.name!r} takes an array, got {type(a).__name__}"
+                    )
+                raw.append((p.name, dtype))
+                a, name, dtype = staging.descriptor(a, False), f"gpuvec_raw_{p.name}", int64
+            else:
+                name = p.name
+            values.append(a)
+            value_names.append(name)
+            dtypes.append(dtype)
+        reduced = tuple(n if d in axes else 1 for d, n in enumerate(shape))
+        kept = tuple(1 if d in axes else n for d, n in enumerate(shape))
+        extras = {
+            "_J": lambda: staging.index(reduced),
+            "_i": lambda: staging.index(kept),
+            "_in_ind": lambda: np.int64(math.prod(shape)),
+            "_out_ind": lambda: np.int64(math.prod(kept)),
+        }
+        extra_names = {
+            "_J": _reduction_source.J_INPUT,
+            "_i": _reduction_source.I_INPUT,
+            "_in_ind": _reduction_source.IN_SIZE,
+            "_out_ind": _reduction_source.OUT_SIZE,
+        }
+        for used in sorted(self._extras):
+            values.append(extras[used]())
+            value_names.append(extra_names[used])
+            # The indices come as float64 arrays (see _raw_params.Staging.index).
+            dtypes.append(np.dtype(np.float64) if used in ("_J", "_i") else int64)
+        if len(values) > _core.MAX_MAP_INPUTS:
+            raise ValueError(
+                f"{self.name}: this call takes {len(values)} inputs with its raw arrays and "
+                f"indices; a ReductionKernel takes at most {_core.MAX_MAP_INPUTS}"
+            )
+        return tuple(values), value_names, dtypes, staging, raw
 
     def _reduce_dtype(self, out_dtype, placeholders) -> np.dtype:
         """The dtype of ``a`` and ``b``: reduce_type's, a placeholder's, or the output's."""
@@ -229,7 +308,7 @@ class ReductionKernel(UserKernel):
 
     # -- compiling -------------------------------------------------------------------------------
 
-    def _kernel(self, backend, in_dtypes, out_dtype, reduce_dtype, placeholders):
+    def _kernel(self, backend, in_dtypes, out_dtype, reduce_dtype, placeholders, names, raw=()):
         """The kernel compiled for one backend and signature (once per process)."""
         key = (
             backend,
@@ -237,12 +316,14 @@ class ReductionKernel(UserKernel):
             out_dtype,
             reduce_dtype,
             tuple(sorted(placeholders.items())),
+            names,
+            raw,
         )
         kernel = self._compiled.get(key)
         if kernel is None:
             policy = _reduction_source.policy_source(
                 (self.map_expr, self.reduce_expr, self.post_map_expr, self.identity),
-                [p.name for p in self.inputs],
+                list(names),
                 in_dtypes,
                 self.output.name,
                 out_dtype,
@@ -250,6 +331,7 @@ class ReductionKernel(UserKernel):
                 placeholders,
                 self._source_name,
                 self.preamble,
+                raw,
             )
             module, symbols = self._compile(
                 backend,
@@ -294,3 +376,10 @@ def _reduce_type(reduce_type) -> _spec.Parameter | None:
             f"of one letter such as T"
         )
     return _spec.Parameter("_type_reduce", name, dtype)
+
+
+def _normalized_axes(axis, ndim: int) -> tuple[int, ...]:
+    """`axis` as sorted non-negative ints (every axis for None), as NumPy checks it."""
+    if axis is None:
+        return tuple(range(ndim))
+    return tuple(sorted(np.lib.array_utils.normalize_axis_tuple(axis, ndim)))

@@ -48,11 +48,16 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
+from gpuvec.kernels._raw_params import SUPPORT_SOURCE
 from gpuvec.kernels._source import EMULATION_HEADER, GENERATED_NAME
 from gpuvec.kernels._spec import C_TYPES
 
 __all__ = [
     "ENTRY",
+    "IN_SIZE",
+    "I_INPUT",
+    "J_INPUT",
+    "OUT_SIZE",
     "POLICY",
     "REDUCE_HEADER",
     "cuda_source",
@@ -66,6 +71,10 @@ __all__ = [
 REDUCE_HEADER = "gpuvec/reduce.hpp"
 POLICY = "gpuvec_reduce_op"  # the policy's name in the generated source
 ENTRY = "gpuvec_reduce_entry"  # the host library's exported entry
+IN_SIZE = "gpuvec_in_size"  # the input that carries _in_ind.size(): the elements reduced
+OUT_SIZE = "gpuvec_out_size"  # the input that carries _out_ind.size(): the outputs
+J_INPUT = "gpuvec_J"  # the input that carries _J, as float64 (see _raw_params)
+I_INPUT = "gpuvec_i"  # the input that carries _i, likewise
 
 
 def user_source(map_expr: str, reduce_expr: str, post_map_expr: str, identity) -> str:
@@ -91,11 +100,20 @@ def policy_source(
     placeholders: Mapping[str, np.dtype],
     source_name: str,
     preamble: str = "",
+    raw: Sequence[tuple[str, np.dtype]] = (),
 ) -> str:
-    """The policy that runs the user's `expressions` (map, reduce, post-map, identity)."""
+    """The policy that runs the user's `expressions` (map, reduce, post-map, identity).
+
+    `in_names` may end with the inputs that carry what CuPy's ``map_expr``
+    sees besides values (``gpuvec_J``, ``gpuvec_i``, ``gpuvec_in_size``,
+    ``gpuvec_out_size``, ``gpuvec_raw_NAME``: see ``_raw_params``), and
+    `raw` names the raw parameters, each a ``gpuvec_cupy::Raw`` of its dtype.
+    """
     map_expr, reduce_expr, post_map_expr, identity = expressions
     with_identity = identity is not None
     lines: list[str] = []
+    if raw or IN_SIZE in in_names or OUT_SIZE in in_names:
+        lines.append(SUPPORT_SOURCE)
     if preamble:
         lines += [f'#line 1 "{source_name}:preamble"', preamble]
     first = 1  # the user_source line each expression starts on
@@ -119,6 +137,7 @@ def policy_source(
         f"  using _type_reduce = {C_TYPES[reduce_dtype]};",
         f"  using Acc = gpuvec::UserState<_type_reduce, {str(with_identity).lower()}>;",
         f"  GPUVEC_HD Acc term({params}, int64_t) const {{",
+        *_term_locals(in_names, raw),
         "    return {static_cast<_type_reduce>(",
         *user(map_expr),
     ]
@@ -156,6 +175,22 @@ def policy_source(
     size = state_size(reduce_dtype, with_identity)
     lines.append(f'static_assert(sizeof({POLICY}::Acc) == {size}, "the state gpuvec expects");')
     return "\n".join(lines) + "\n"
+
+
+def _term_locals(in_names: Sequence[str], raw: Sequence[tuple[str, np.dtype]]) -> list[str]:
+    """CuPy's names that term() declares from its extra inputs: indexers, raw arrays."""
+    lines = []
+    for index, carrier in (("_J", J_INPUT), ("_i", I_INPUT)):
+        if carrier in in_names:
+            lines.append(f"    const int64_t {index} = static_cast<int64_t>({carrier});")
+    for indexer, size in (("_in_ind", IN_SIZE), ("_out_ind", OUT_SIZE)):
+        if size in in_names:
+            lines.append(f"    const gpuvec_cupy::Indexer {indexer}{{{size}}};")
+    for name, dtype in raw:
+        lines.append(
+            f"    const gpuvec_cupy::Raw<const {C_TYPES[dtype]}> {name}(gpuvec_raw_{name});"
+        )
+    return lines
 
 
 def host_source(policy: str, in_dtypes: Sequence[np.dtype], out_dtype: np.dtype) -> str:

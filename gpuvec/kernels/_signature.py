@@ -92,10 +92,41 @@ NAMED_DTYPES = {
     "intptr_t": "int64",
     "size_t": "uint64",
     "uintptr_t": "uint64",
+    # glibc's <sys/types.h>, which nvcc gives every kernel (and gpuvec gives NVRTC's)
+    "uint": "uint32",
+    "ushort": "uint16",
+    "ulong": "uint64",
 }
 # Half floats only behind a pointer: a __half argument by value would need
 # its bits built in the launch, which the launch does not do.
 _POINTEE_ONLY_DTYPES = {"__half": "float16", "half": "float16"}
+# CUDA's vector types, behind a pointer only: an array of their components, read
+# `lanes` at a time (a float32 array of 2n elements, or n complex64, for a
+# float2*). By value they would need their bytes built in the launch, which it
+# does not do.
+_VECTOR_COMPONENTS = {
+    "char": "int8",
+    "uchar": "uint8",
+    "short": "int16",
+    "ushort": "uint16",
+    "int": "int32",
+    "uint": "uint32",
+    "long": "int64",
+    "ulong": "uint64",
+    "longlong": "int64",
+    "ulonglong": "uint64",
+    "float": "float32",
+    "double": "float64",
+}
+VECTOR_TYPES = {
+    f"{prefix}{lanes}": (component, lanes)
+    for prefix, component in _VECTOR_COMPONENTS.items()
+    for lanes in (1, 2, 3, 4)
+} | {  # cuComplex.h's
+    "cuFloatComplex": ("float32", 2),
+    "cuComplex": ("float32", 2),
+    "cuDoubleComplex": ("float64", 2),
+}
 _INTEGER_WORDS = frozenset({"signed", "unsigned", "char", "short", "int", "long"})
 # Words that are part of a type, never a parameter's name.
 _TYPE_WORDS = _INTEGER_WORDS | _CV | _QUALIFIERS | {"float", "double", "bool", "void"}
@@ -193,6 +224,9 @@ class Parameter:
         ``__restrict__``, ``__grid_constant__``: written, but not part of the type.
     span : tuple of int
         The characters of the declaration in the source (default argument excluded).
+    lanes : int
+        The components of each element of a pointer to a CUDA vector type
+        (2 for ``float2*``, whose `dtype` is float32); 1 otherwise.
     """
 
     name: str
@@ -203,6 +237,7 @@ class Parameter:
     dtype: np.dtype | None
     qualifiers: tuple[str, ...] = ()
     span: tuple[int, int] = field(default=(0, 0), compare=False, repr=False)
+    lanes: int = 1
 
     def __str__(self) -> str:
         return " ".join(part for part in (self.c_type, *self.qualifiers, self.name) if part)
@@ -594,6 +629,9 @@ def _parse_parameter(tokens: list[Token]) -> Parameter:
         dtype=_dtype(base, stars) if "&" not in texts else None,
         qualifiers=qualifiers,
         span=span,
+        lanes=VECTOR_TYPES[base[0]][1]
+        if stars == 1 and len(base) == 1 and (base[0] in VECTOR_TYPES)
+        else 1,
     )
 
 
@@ -609,6 +647,8 @@ def _dtype(base: list[str], stars: int) -> np.dtype | None:
         return np.dtype(NAMED_DTYPES[base[0]])
     if len(base) == 1 and stars and base[0] in _POINTEE_ONLY_DTYPES:
         return np.dtype(_POINTEE_ONLY_DTYPES[base[0]])
+    if len(base) == 1 and stars and base[0] in VECTOR_TYPES:
+        return np.dtype(VECTOR_TYPES[base[0]][0])
     if not base or not set(base) <= _INTEGER_WORDS:
         return None
     # Plain `char` is int8, as on x86-64, where it is signed.
@@ -689,7 +729,7 @@ def _with_declared_defaults(
 
 def _is_type_name(text: str) -> bool:
     """Whether `text` is a built-in C type's name (``"unsigned int"``, ``"float"``)."""
-    known = _TYPE_WORDS | NAMED_DTYPES.keys() | _POINTEE_ONLY_DTYPES.keys()
+    known = _TYPE_WORDS | NAMED_DTYPES.keys() | _POINTEE_ONLY_DTYPES.keys() | VECTOR_TYPES.keys()
     return all(word in known for word in text.replace("*", " ").split())
 
 

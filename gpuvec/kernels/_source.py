@@ -8,15 +8,15 @@ The host compiler needs more. gpuvec's emulation header comes first, to
 define the CUDA built-ins; then the user's source, under a ``#line 1
 "cell_3.cu"`` so that the host compiler's messages also point at the user's
 lines; then one generated entry per kernel, the functions gpuvec's runtime
-looks up in the shared library. Two rewrites of the user's source are
-needed, each explained where it is made; both keep every line on its
+looks up in the shared library. Rewrites of the user's source are
+needed, each explained where it is made; all keep every line on its
 original line number.
 
 Examples
 --------
 >>> text, entries = host_source(
-...     "__global__ void doublify(float* a) { a[threadIdx.x] *= 2; }",
-...     ["doublify"],
+...     "__global__ void twice(float* a) { a[0] *= 2; }",
+...     ["twice"],
 ...     "cell_3.cu",
 ...     checked=True,
 ... )
@@ -24,12 +24,12 @@ Examples
 #define GPUVEC_EMULATION_CHECKED 1
 #include <gpuvec/cuda_emulation.h>
 #line 1 "cell_3.cu"
-__global__ void doublify(gpuvec_checked<float> a) { a[threadIdx.x] *= 2; }
+__global__ void twice(gpuvec_checked<float> a) { a[gpuvec_emu::UpdateIndex((0))] *= 2; }
 #line 1 "gpuvec-generated-entries"
-GPUVEC_EMULATION_KERNEL(gpuvec_entry_0, doublify)
+GPUVEC_EMULATION_KERNEL(gpuvec_entry_0, twice)
 <BLANKLINE>
 >>> entries
-{'doublify': 'gpuvec_entry_0'}
+{'twice': 'gpuvec_entry_0'}
 """
 
 from __future__ import annotations
@@ -43,6 +43,7 @@ from gpuvec.kernels._lexer import (
     is_file_scope,
     join_tokens,
     line_of,
+    opening_bracket,
     tokenize,
 )
 from gpuvec.kernels._signature import (
@@ -121,12 +122,15 @@ def host_source(
     kernels = parse_kernels(user_source)
     edits = _shared_memory_edits(user_source, source_name, checked)
     if checked:
-        edits += _checked_pointer_edits(user_source, kernels)
+        names: set[str] = set()
+        edits += _checked_pointer_edits(user_source, kernels, names=names)
         edits += _checked_pointer_edits(
-            user_source, _device_functions(user_source), dtypes_only=True
+            user_source, _device_functions(user_source), dtypes_only=True, names=names
         )
-        edits += _checked_local_pointer_edits(user_source)
+        edits += _checked_local_pointer_edits(user_source, names)
         edits += _checked_shared_array_edits(user_source)
+        edits += _checked_access_edits(user_source, names, edits)
+        edits += _reinterpret_cast_edits(user_source)
     entries: dict[str, str] = {}
     lines = []
     for expression in name_expressions:
@@ -280,12 +284,16 @@ def _alone_on_its_lines(source: str, tokens: list[Token], first: int, last: int)
 
 
 def _checked_pointer_edits(
-    source: str, kernels: Sequence[KernelSignature], dtypes_only: bool = False
+    source: str,
+    kernels: Sequence[KernelSignature],
+    dtypes_only: bool = False,
+    names: set[str] | None = None,
 ) -> list[tuple[int, int, str]]:
     """(start, end, replacement) for each pointer parameter of each kernel.
 
     With `dtypes_only`, the pointers to a template's type parameter are left
-    as written (for __device__ functions, whose types are deduced).
+    as written (for __device__ functions, whose types are deduced). The
+    names of the parameters rewritten are added to `names`.
     """
     edits = []
     for kernel in kernels:
@@ -301,6 +309,8 @@ def _checked_pointer_edits(
             replacement = f"gpuvec_checked<{pointee.strip()}>{pointer_const}"
             if parameter.name:
                 replacement += f" {parameter.name}"
+                if names is not None:
+                    names.add(parameter.name)
             start, stop = parameter.span
             edits.append((start, stop, replacement + "\n" * source.count("\n", start, stop)))
     return edits
@@ -325,20 +335,29 @@ _INTEGER_WORDS = frozenset({"signed", "unsigned", "char", "short", "int", "long"
 _POINTER_QUALIFIERS = frozenset({"const", "__restrict__", "__restrict"})
 
 
-def _checked_local_pointer_edits(source: str) -> list[tuple[int, int, str]]:
-    """(start, end, replacement) for each local pointer declaration rewritten (see above)."""
+def _checked_local_pointer_edits(
+    source: str, names: set[str] | None = None
+) -> list[tuple[int, int, str]]:
+    """(start, end, replacement) for each local pointer declaration rewritten (see above).
+
+    The names of the variables rewritten are added to `names`.
+    """
     tokens = tokenize(source)
     in_code = _in_function_body(tokens)
     type_parameters = _template_type_parameters(tokens)
     edits = []
     for i in range(len(tokens)):
         if in_code[i] and _starts_statement(tokens, i):
-            edits += _local_pointer_edits(source, tokens, i, type_parameters)
+            edits += _local_pointer_edits(source, tokens, i, type_parameters, names)
     return edits
 
 
 def _local_pointer_edits(
-    source: str, tokens: list[Token], i: int, type_parameters: set[str]
+    source: str,
+    tokens: list[Token],
+    i: int,
+    type_parameters: set[str],
+    names: set[str] | None = None,
 ) -> list[tuple[int, int, str]]:
     """The edits of a declaration ``[const] TYPE [const] * [const] NAME ...;`` at tokens[i].
 
@@ -386,6 +405,7 @@ def _local_pointer_edits(
     # declarators, so a declaration with both is left as written.
     stars = []
     depth = 0
+    declared = [tokens[name].text]
     for j in range(name + 1, end):
         text = tokens[j].text
         depth += text in ("(", "[", "{")
@@ -394,6 +414,7 @@ def _local_pointer_edits(
             if tokens[j + 1].text != "*" or tokens[j + 2].kind != "name":
                 return []
             stars.append(tokens[j + 1])
+            declared.append(tokens[j + 2].text)
     if stars and (pointer_const or any(t.text in ("<", ">") for t in tokens[name:end])):
         return []
     qualifier = " const" if pointer_const else ""
@@ -402,6 +423,8 @@ def _local_pointer_edits(
     )
     start, stop = tokens[i].start, tokens[name].end
     edits = [(start, stop, replacement + "\n" * source.count("\n", start, stop))]
+    if names is not None:
+        names.update(declared)
     return edits + [(star.start, star.end, "") for star in stars]
 
 
@@ -536,6 +559,166 @@ def _shared_declarators(tokens: list[Token]) -> tuple[str, list[tuple[str, str]]
             return None  # an array of unknown size
         arrays.append((declarator[0].text, join_tokens(dims)))
     return c_type, arrays
+
+
+# --- rewrite (d): what the source writes through a checked pointer (checked mode) --------------
+#
+# Indexing a checked pointer gives a plain reference, as a raw pointer does,
+# so that every use of an element compiles as on a GPU (`float& r = a[i]`,
+# `swap(a[i], a[j])`, `max(a[i], x)`); it is recorded as a read. Which
+# accesses write, the source says: the target of an assignment, an
+# increment or a decrement. Its index is marked, so that the checked
+# pointer records a write (an update, which reads the element first, a read
+# and a write):
+#     a[i] = v;   ++a[i];   *p += v;
+#     a[gpuvec_emu::WriteIndex((i))] = v;   ++a[gpuvec_emu::UpdateIndex((i))];
+#     p[gpuvec_emu::UpdateIndex(0)] += v;
+# And the address of an element, which is no access (`atomicAdd(&a[i], v)`,
+# `float* row = &A[r * cols]`), becomes the checked pointer to it, whose
+# atomics are checked, and from which derived pointers stay checked:
+#     &a[i]   ->   (a + (i))
+# Only the names of checked pointers (rewritten parameters and locals, and
+# no __shared__ array's) are looked at, wherever they appear in a function
+# body: a raw pointer or array of the same name in another function gives
+# the same meaning to the marked index (it converts to an integer) and to
+# `(a + (i))`. A write this rewrite does not see (through a reference, a
+# raw pointer, a macro) is recorded as a read: a race it takes part in may
+# be missed, none is invented.
+
+# The tokens after which `&` and `*` are binary (an operand ends there).
+_OPERAND_END = frozenset({")", "]"})
+# Names after which `&x` and `*x` are unary all the same.
+_KEYWORDS_BEFORE_OPERAND = frozenset({"return", "case", "else", "do", "throw", "co_return"})
+# The statements whose condition a `)` may close, after which a unary
+# operator begins the statement: `if (c) *p = v;`.
+_CONDITIONS = frozenset({"if", "while", "for", "switch"})
+
+
+def _checked_access_edits(
+    source: str, names: set[str], taken: Sequence[tuple[int, int, str]] = ()
+) -> list[tuple[int, int, str]]:
+    """(start, end, replacement) for each write and address of an element of a checked pointer.
+
+    Where another rewrite already edits (`taken`), nothing is: the ``*q`` of
+    ``float *p = a, *q = b;`` declares a pointer, whose star goes.
+    """
+    tokens = tokenize(source)
+    in_code = _in_function_body(tokens)
+    names = names - _shared_array_names(tokens)
+    edits: list[tuple[int, int, str]] = []
+    for i, token in enumerate(tokens):
+        if token.kind != "name" or token.text not in names or not in_code[i] or i == 0:
+            continue
+        if tokens[i - 1].text in (".", "->", "::"):
+            continue  # a member of the same name
+        if i + 1 < len(tokens) and tokens[i + 1].text == "[":
+            close = closing_bracket(tokens, i + 1, "[", "]")
+            if close + 1 >= len(tokens) or tokens[close + 1].text in ("[", ".", "->", "("):
+                continue  # not an element of this pointer
+            if _is_unary(tokens, i - 1, "&"):
+                edits.append((tokens[i - 1].start, tokens[i + 1].end, f"({token.text} + ("))
+                edits.append((tokens[close].start, tokens[close].end, "))"))
+            elif tokens[i - 1].kind != "name" or tokens[i - 1].text in _KEYWORDS_BEFORE_OPERAND:
+                # (after a type's name, `float a[4]` declares an array)
+                marked = _marked_index(tokens, close + 1) or (
+                    "UpdateIndex" if _increments(tokens, i - 2) else None
+                )
+                if marked is not None:
+                    at = tokens[i + 1].end
+                    edits.append((at, at, f"gpuvec_emu::{marked}(("))
+                    edits.append((tokens[close].start, tokens[close].start, "))"))
+        elif _is_unary(tokens, i - 1, "*"):
+            marked = _marked_index(tokens, i + 1)
+            if marked is not None and not any(
+                start < token.end and tokens[i - 1].start < stop for start, stop, _ in taken
+            ):
+                replacement = f"{token.text}[gpuvec_emu::{marked}(0)]"
+                edits.append((tokens[i - 1].start, token.end, replacement))
+    return edits
+
+
+def _marked_index(tokens: list[Token], k: int) -> str | None:
+    """The index type that marks the element before tokens[k]: "WriteIndex" if an
+    assignment begins there, "UpdateIndex" if a compound one, ``++`` or ``--``; else None."""
+    if not _assigns(tokens, k):
+        return None
+    return "WriteIndex" if tokens[k].text == "=" else "UpdateIndex"
+
+
+def _adjacent(tokens: list[Token], k: int, text: str) -> bool:
+    """Whether tokens[k] is `text` and follows tokens[k - 1] with no space (one operator)."""
+    return 0 < k < len(tokens) and tokens[k].text == text and tokens[k - 1].end == tokens[k].start
+
+
+def _assigns(tokens: list[Token], k: int) -> bool:
+    """Whether tokens[k] begins an assignment (``=``, ``+=``, ``<<=``, ...) or ``++``/``--``."""
+    if k >= len(tokens):
+        return False
+    text = tokens[k].text
+    if text == "=":
+        return not _adjacent(tokens, k + 1, "=")  # not ==
+    if text in ("+", "-") and _adjacent(tokens, k + 1, text):
+        return True  # a[i]++
+    if text in ("<", ">"):
+        return _adjacent(tokens, k + 1, text) and _adjacent(tokens, k + 2, "=")
+    return text in ("+", "-", "*", "/", "%", "&", "|", "^") and _adjacent(tokens, k + 1, "=")
+
+
+def _increments(tokens: list[Token], k: int) -> bool:
+    """Whether tokens[k] and tokens[k + 1] are a prefix ``++`` or ``--``."""
+    if k < 0 or tokens[k].text not in ("+", "-") or not _adjacent(tokens, k + 1, tokens[k].text):
+        return False
+    return not _adjacent(tokens, k, tokens[k].text)  # x+++a[i] is x++ + a[i]
+
+
+def _is_unary(tokens: list[Token], k: int, operator: str) -> bool:
+    """Whether tokens[k] is `operator` as a unary one (``&a[i]``, ``*p``), not binary."""
+    if k < 1 or tokens[k].text != operator:
+        return False
+    before = tokens[k - 1]
+    if before.text == operator and before.end == tokens[k].start:
+        return False  # the second half of && (or of **, a pointer's pointer)
+    if before.text == ")":
+        opening = opening_bracket(tokens, k - 1, "(", ")")
+        # `if (c) *p = v;`: a statement begins. A cast, `(float*)&a[i]`, or
+        # a product, `(a) * p`, is left as written.
+        return opening is not None and opening > 0 and tokens[opening - 1].text in _CONDITIONS
+    if before.kind in ("name", "number", "string"):
+        return before.text in _KEYWORDS_BEFORE_OPERAND
+    return before.text not in _OPERAND_END
+
+
+def _shared_array_names(tokens: list[Token]) -> set[str]:
+    """The names declared as ``__shared__`` arrays (their accesses are checked their own way)."""
+    names = set()
+    for i, token in enumerate(tokens):
+        if token.text != "__shared__":
+            continue
+        for k in range(i + 1, len(tokens) - 1):
+            if tokens[k].text in (";", "{", "}"):
+                break
+            if tokens[k].kind == "name" and tokens[k + 1].text == "[":
+                names.add(tokens[k].text)
+    return names
+
+
+# --- rewrite (e): reinterpret_cast (checked mode) -----------------------------------------------
+#
+# `reinterpret_cast<const float4*>(x)` of a checked pointer does not compile:
+# the built-in cast takes no class. Each one becomes the emulation header's
+# gpuvec_reinterpret_cast, which converts a checked pointer as a C-style
+# cast does, and leaves anything else to reinterpret_cast:
+#     reinterpret_cast<float4*>(&a[i])   ->   gpuvec_reinterpret_cast<float4*>((a + (i)))
+
+
+def _reinterpret_cast_edits(source: str) -> list[tuple[int, int, str]]:
+    """(start, end, replacement) for each ``reinterpret_cast<``."""
+    tokens = tokenize(source)
+    return [
+        (token.start, token.end, "gpuvec_reinterpret_cast")
+        for i, token in enumerate(tokens[:-1])
+        if token.text == "reinterpret_cast" and tokens[i + 1].text == "<"
+    ]
 
 
 # --- helpers ----------------------------------------------------------------------------------

@@ -2,15 +2,18 @@
 
 Each parameter is ``type name``. The type is a NumPy dtype's name, spelled
 as NumPy names it (``float32``, ``float64``, ``bool``), or a type placeholder
-of one letter (``T``), which each call resolves from its arguments. CuPy's
-``raw`` parameters (the whole array, indexed by the kernel) are not supported.
+of one letter (``T``), which each call resolves from its arguments. A
+parameter written ``raw type name`` is CuPy's raw parameter: the kernel gets
+the whole array, which it indexes itself (``x[i]``), instead of one element.
 
 Examples
 --------
 >>> a, b = parse_parameters("float32 a, T b", "in_params")
 >>> a
-Parameter(name='a', type_name='float32', dtype=dtype('float32'))
+Parameter(name='a', type_name='float32', dtype=dtype('float32'), raw=False)
 >>> b.is_placeholder
+True
+>>> parse_parameters("raw T y", "in_params")[0].raw
 True
 """
 
@@ -39,11 +42,13 @@ _RESERVED_PREFIX = "gpuvec_"
 
 @dataclass(frozen=True)
 class Parameter:
-    """One parameter: its name, its type as written, and its dtype (None for a placeholder)."""
+    """One parameter: its name, its type as written, its dtype (None for a
+    placeholder), and whether it is ``raw`` (the whole array)."""
 
     name: str
     type_name: str
     dtype: np.dtype | None
+    raw: bool = False
 
     @property
     def is_placeholder(self) -> bool:
@@ -72,8 +77,6 @@ def parse_parameters(spec: str, what: str) -> tuple[Parameter, ...]:
         A parameter that is not ``type name``, a name that is not an
         identifier, or a type that is neither a placeholder nor float32,
         float64 or bool; the message names the parameter.
-    NotImplementedError
-        A ``raw`` parameter.
     """
     if not isinstance(spec, str):
         raise TypeError(
@@ -84,11 +87,9 @@ def parse_parameters(spec: str, what: str) -> tuple[Parameter, ...]:
         words = item.split()
         if not words and not spec.strip():
             continue  # no parameters at all
-        if words and words[0] == "raw":
-            raise NotImplementedError(
-                f"{what}: {item.strip()!r} is a raw parameter, which gpuvec's kernels do not "
-                f"support yet; index the array with a RawKernel instead"
-            )
+        raw = bool(words) and words[0] == "raw"
+        if raw:
+            words = words[1:]
         if len(words) != 2:
             raise ValueError(
                 f"{what}: {item.strip()!r} is not a parameter of the form 'type name'"
@@ -96,7 +97,7 @@ def parse_parameters(spec: str, what: str) -> tuple[Parameter, ...]:
         type_name, name = words
         if not name.isidentifier() or name.startswith(_RESERVED_PREFIX):
             raise ValueError(f"{what}: {name!r} is not a valid parameter name")
-        parameters.append(Parameter(name, type_name, _dtype_of(type_name, name)))
+        parameters.append(Parameter(name, type_name, _dtype_of(type_name, name), raw))
     return tuple(parameters)
 
 

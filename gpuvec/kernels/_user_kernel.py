@@ -23,7 +23,7 @@ from gpuvec._dtypes import native_byte_order
 from gpuvec._errors import CompileError
 from gpuvec.creation import asarray
 from gpuvec.device_array import DeviceArray
-from gpuvec.kernels import _compile_errors, _frontend, _module, _spec
+from gpuvec.kernels import _compile_errors, _frontend, _headers, _module, _options, _spec
 
 __all__ = ["BACKEND_CUDA", "BACKEND_HOST", "UserKernel", "headers_text"]
 
@@ -61,7 +61,9 @@ def headers_text() -> str:
     global _headers_text
     if _headers_text is None:
         folder = Path(_module._INCLUDE_DIR) / "gpuvec"
-        _headers_text = "".join((folder / h).read_text() for h in _HEADERS)
+        _headers_text = "".join((folder / h).read_text() for h in _HEADERS) + (
+            _headers.headers_text()
+        )
     return _headers_text
 
 
@@ -71,7 +73,7 @@ class UserKernel:
     Parameters
     ----------
     in_params, out_params : str
-        CuPy's parameter lists; one output.
+        CuPy's parameter lists; at least one output.
     name : str
         A C identifier: compile errors are reported in ``name.cu``.
     options : sequence of str
@@ -91,19 +93,15 @@ class UserKernel:
         outputs = _spec.parse_parameters(out_params, "out_params")
         if not outputs:
             raise ValueError("out_params declares no output: give one, such as 'float32 c'")
-        if len(outputs) > 1:
-            raise NotImplementedError(
-                f"out_params declares {len(outputs)} outputs; gpuvec's {kind} has one output "
-                f"for now"
-            )
         if len(self.inputs) > _core.MAX_MAP_INPUTS:
             raise ValueError(
                 f"in_params declares {len(self.inputs)} inputs; a {kind} takes at most "
                 f"{_core.MAX_MAP_INPUTS}"
             )
+        self.outputs = outputs
         self.output = outputs[0]
         seen = set()
-        for p in (*self.inputs, self.output):
+        for p in (*self.inputs, *self.outputs):
             if p.name in seen:
                 raise ValueError(f"parameter name {p.name!r} is used twice")
             seen.add(p.name)
@@ -212,7 +210,12 @@ class UserKernel:
         NVRTC compiles `cuda_source` with the instances named by `expressions`;
         the host compiler `host_source`, whose exported `entries` are the symbols.
         """
-        nvrtc_options = [*_module._NVRTC_OPTIONS, f"-I{_module._INCLUDE_DIR}", *self.options]
+        nvrtc_options = [
+            *_module._NVRTC_OPTIONS,
+            f"-I{_module._INCLUDE_DIR}",
+            *self.options,
+            *_headers.nvrtc_include_options(),
+        ]
         if backend == BACKEND_CUDA:
             image, lowered = _module.compile_nvrtc(
                 cuda_source,
@@ -237,7 +240,11 @@ class UserKernel:
         path = _module.compile_host(
             host_source,
             self._source_name,
-            [*_HOST_OPTIONS, *self.options],
+            [
+                *_HOST_OPTIONS,
+                *_options.host_options(self.options),
+                *_headers.host_include_options(),
+            ],
             self._compile_error,
             key_names=list(entries),
             checked=False,

@@ -75,6 +75,11 @@
 
 // --- Vector types and the built-in variables --------------------------------------------------
 
+#define GPUVEC_EMU_VECTOR1(name, T) \
+  struct name {                     \
+    T x;                            \
+  };                                \
+  inline name make_##name(T x) { return name{x}; }
 #define GPUVEC_EMU_VECTOR2(name, T, align)      \
   struct __attribute__((aligned(align))) name { \
     T x, y;                                     \
@@ -91,18 +96,27 @@
   };                                            \
   inline name make_##name(T x, T y, T z, T w) { return name{x, y, z, w}; }
 
-GPUVEC_EMU_VECTOR2(int2, int, 8)
-GPUVEC_EMU_VECTOR3(int3, int)
-GPUVEC_EMU_VECTOR4(int4, int, 16)
-GPUVEC_EMU_VECTOR2(uint2, unsigned int, 8)
-GPUVEC_EMU_VECTOR3(uint3, unsigned int)
-GPUVEC_EMU_VECTOR4(uint4, unsigned int, 16)
-GPUVEC_EMU_VECTOR2(float2, float, 8)
-GPUVEC_EMU_VECTOR3(float3, float)
-GPUVEC_EMU_VECTOR4(float4, float, 16)
-GPUVEC_EMU_VECTOR2(double2, double, 16)
-GPUVEC_EMU_VECTOR3(double3, double)
-GPUVEC_EMU_VECTOR4(double4, double, 16)
+// CUDA's vector types, with its alignments (vector_types.h): a 2- or 4-vector
+// is aligned to its size, up to 16 bytes; a 1- or 3-vector to its component.
+#define GPUVEC_EMU_VECTORS(prefix, T, align2, align4) \
+  GPUVEC_EMU_VECTOR1(prefix##1, T)                    \
+  GPUVEC_EMU_VECTOR2(prefix##2, T, align2)            \
+  GPUVEC_EMU_VECTOR3(prefix##3, T)                    \
+  GPUVEC_EMU_VECTOR4(prefix##4, T, align4)
+GPUVEC_EMU_VECTORS(char, signed char, 2, 4)
+GPUVEC_EMU_VECTORS(uchar, unsigned char, 2, 4)
+GPUVEC_EMU_VECTORS(short, short, 4, 8)
+GPUVEC_EMU_VECTORS(ushort, unsigned short, 4, 8)
+GPUVEC_EMU_VECTORS(int, int, 8, 16)
+GPUVEC_EMU_VECTORS(uint, unsigned int, 8, 16)
+GPUVEC_EMU_VECTORS(long, long, 16, 16)
+GPUVEC_EMU_VECTORS(ulong, unsigned long, 16, 16)
+GPUVEC_EMU_VECTORS(longlong, long long, 16, 16)
+GPUVEC_EMU_VECTORS(ulonglong, unsigned long long, 16, 16)
+GPUVEC_EMU_VECTORS(float, float, 8, 16)
+GPUVEC_EMU_VECTORS(double, double, 16, 16)
+#undef GPUVEC_EMU_VECTORS
+#undef GPUVEC_EMU_VECTOR1
 #undef GPUVEC_EMU_VECTOR2
 #undef GPUVEC_EMU_VECTOR3
 #undef GPUVEC_EMU_VECTOR4
@@ -204,6 +218,32 @@ struct Index {
   Index(R&& r, uint32_t at_line = __builtin_LINE(), const char* at_file = __builtin_FILE())
       : value(static_cast<int64_t>(static_cast<R&&>(r))), line(at_line), file(at_file) {}
 };
+
+// The index of an element the source writes: in checked mode gpuvec's source
+// rewrite wraps the index of each assignment's target in one, so that a
+// checked pointer records a write (see gpuvec_checked):
+// `p[gpuvec_emu::WriteIndex((i))] = v`, and `p[gpuvec_emu::UpdateIndex((i))]
+// += v` (or ++, --) for a write that reads the element first. To an integer,
+// for a raw pointer or array of the same name elsewhere in the source;
+// explicit, so that an integer index is an Index only.
+template <bool kReads>
+struct MarkedIndex {
+  Index index;
+  template <class I, if_index<I> = 0>
+  explicit MarkedIndex(I i, uint32_t at_line = __builtin_LINE(),
+                       const char* at_file = __builtin_FILE())
+      : index(i, at_line, at_file) {}
+  template <class R, std::enable_if_t<std::is_class<std::remove_reference_t<R>>::value &&
+                                          !std::is_same<std::decay_t<R>, MarkedIndex>::value &&
+                                          std::is_convertible<R&&, int64_t>::value,
+                                      int> = 0>
+  explicit MarkedIndex(R&& r, uint32_t at_line = __builtin_LINE(),
+                       const char* at_file = __builtin_FILE())
+      : index(static_cast<R&&>(r), at_line, at_file) {}
+  operator int64_t() const { return index.value; }
+};
+using WriteIndex = MarkedIndex<false>;
+using UpdateIndex = MarkedIndex<true>;
 
 // The kernel this OS thread runs, for messages: the entry's name expression.
 GPUVEC_EMU_THREAD_LOCAL const char* kernel_name = "?";
@@ -369,10 +409,12 @@ GPUVEC_EMU_THREAD_LOCAL uint32_t exit_epoch = 0;
 GPUVEC_EMU_THREAD_LOCAL uint32_t exit_thread = 0;
 
 // The lanes of each warp waiting at a warp intrinsic, the lanes their masks
-// name, and where the last of them called: a lane that returns while named
-// by a waiting lane can never take part.
+// name (all of them, and each waiting lane's: tiles of a warp meet apart,
+// each with a mask of its own), and where the last of them called: a lane
+// that returns while named by a waiting lane can never take part.
 GPUVEC_EMU_THREAD_LOCAL uint32_t warp_waiting[32];
 GPUVEC_EMU_THREAD_LOCAL uint32_t warp_named[32];
+GPUVEC_EMU_THREAD_LOCAL uint32_t lane_named[32 * 32];
 GPUVEC_EMU_THREAD_LOCAL uint32_t warp_line[32];
 GPUVEC_EMU_THREAD_LOCAL const char* warp_what[32];
 GPUVEC_EMU_THREAD_LOCAL const char* warp_file[32];
@@ -561,10 +603,14 @@ inline void thread_returned() {
   exit_thread = me;
   const uint32_t w = me / 32;
   if (__builtin_expect((warp_waiting[w] != 0) & (warp_named[w] >> (me % 32)), 0)) {
+    uint32_t waiting_for_me = 0;
+    for (uint32_t k = 0; k < 32; ++k)
+      if ((warp_waiting[w] >> k & 1) && (lane_named[w * 32 + k] >> (me % 32) & 1))
+        waiting_for_me |= 1u << k;
     fail_with(GPUVEC_EMULATION_FAILURE_WARP_MASK,
               "invalid warp mask in kernel '%s': thread %s (lane %u of warp %u) returned from "
               "the kernel while lanes 0x%08x of its warp wait for it at %s at %s:%u",
-              kernel_name, thread_text(me).text, me % 32, w, warp_waiting[w], warp_what[w],
+              kernel_name, thread_text(me).text, me % 32, w, waiting_for_me, warp_what[w],
               warp_file[w], warp_line[w]);
   }
 }
@@ -919,6 +965,7 @@ inline uint64_t warp_exchange(int op, unsigned int mask, uint64_t value, unsigne
   const uint16_t syncs = warp_syncs[w];
   warp_waiting[w] |= bit;
   warp_named[w] |= mask;
+  lane_named[linear_thread()] = mask;
   warp_line[w] = line;
   warp_what[w] = what;
   warp_file[w] = file;
@@ -937,7 +984,11 @@ inline uint64_t warp_exchange(int op, unsigned int mask, uint64_t value, unsigne
   if (op == GPUVEC_EMULATION_WARP_SYNC) warp_syncs[w] = static_cast<uint16_t>(syncs + 1);
   // The meeting released: every lane the mask names has met (or returned).
   warp_waiting[w] &= ~(mask | bit);
-  if (warp_waiting[w] == 0) warp_named[w] = 0;
+  // What the lanes still waiting (another tile's meeting) name.
+  uint32_t named = 0;
+  for (uint32_t m = warp_waiting[w]; m != 0; m &= m - 1)
+    named |= lane_named[w * 32 + static_cast<uint32_t>(__builtin_ctz(m))];
+  warp_named[w] = named;
 #endif
   return result;
 }
@@ -1024,14 +1075,50 @@ inline T __shfl_xor_sync(unsigned int mask, T var, int lane_mask, int width = wa
 inline void __trap() { gpuvec_emu::fail(GPUVEC_EMULATION_FAILURE_TRAP, "__trap() was called"); }
 
 #if defined(__GLIBC__)
+namespace gpuvec_emu {
+// The function an assert failed in, as the user wrote it. glibc's assert
+// gives __PRETTY_FUNCTION__ of the source gpuvec compiled, in which checked
+// mode's rewrite made each pointer a checked one: `void block_sums(
+// gpuvec_checked<const float>, float*, int)` is the user's `void
+// block_sums(const float*, float*, int)`. (__func__ would name the function
+// alone, and glibc's assert, which a kernel may include again after this
+// header, decides what it passes.)
+struct SignatureText {
+  char text[384];
+};
+inline SignatureText user_signature(const char* pretty) {
+  static const char kChecked[] = "gpuvec_checked<";
+  constexpr size_t kLength = sizeof kChecked - 1;
+  SignatureText r;
+  size_t n = 0;
+  int depth = 0, opened = 0, open_at[16];  // the depth of each checked type open
+  for (const char* c = pretty ? pretty : "?"; *c != '\0' && n + 2 < sizeof r.text; ++c) {
+    if (opened < 16 && strncmp(c, kChecked, kLength) == 0) {
+      open_at[opened++] = depth++;
+      c += kLength - 1;
+      continue;
+    }
+    if (*c == '<') ++depth;
+    if (*c == '>' && --depth >= 0 && opened > 0 && open_at[opened - 1] == depth) {
+      --opened;
+      r.text[n++] = '*';  // its closing bracket: T*
+      continue;
+    }
+    r.text[n++] = *c;
+  }
+  r.text[n] = '\0';
+  return r;
+}
+}  // namespace gpuvec_emu
+
 // assert() fails the launch instead of aborting the process: glibc's assert
 // calls __assert_fail, and this library's own (hidden) definition wins.
 extern "C" GPUVEC_EMU_HIDDEN inline void __assert_fail(const char* assertion, const char* file,
                                                        unsigned int line,
                                                        const char* function) noexcept {
-  char message[512];
-  snprintf(message, sizeof message, "%s:%u: %s: Assertion `%s' failed.", file, line, function,
-           assertion);
+  char message[1024];
+  snprintf(message, sizeof message, "%s:%u: %s: Assertion `%s' failed.", file, line,
+           gpuvec_emu::user_signature(function).text, assertion);
   gpuvec_emu::fail(GPUVEC_EMULATION_FAILURE_ASSERT, message);
 }
 #endif
@@ -1090,10 +1177,11 @@ class gpuvec_checked;
 // numbers never repeat on an OS thread), so nothing is reset between blocks
 // or barriers. A record another element's evicted is lost, which may miss a
 // race, never report a false one; a block that touches at most kGlobalSlots
-// consecutive elements of an array loses none. Only elements written through
-// a pointer to non-const data are recorded, and reads through pointers that
-// come from such parameters: reads of a `const T*` parameter, which no
-// thread can write, cost nothing.
+// consecutive elements of an array loses none. Only the elements of arrays
+// that a parameter to non-const data points to are recorded (through that
+// parameter or a pointer derived from it): reads of a `const T*` parameter,
+// which no thread can write, cost nothing. Only the blocks that
+// block_is_recorded() names record (see there).
 namespace gpuvec_emu {
 
 struct GlobalShadow {
@@ -1238,119 +1326,29 @@ inline uint64_t slot_of(const T* p) {
   return reinterpret_cast<uintptr_t>(p) / sizeof(T);
 }
 
-// One element of a checked pointer's array (p[i], *p) of a type that is
-// written: a reference that records each read and write. It holds the
-// element's value from when it was made, so that a copy of it (`auto x =
-// p[i];`) keeps that value, as a copy of a T would: used in place (a
-// temporary) it reads and writes the element; a copy reads and writes its
-// own value only, unrecorded.
-template <class T>
-class GlobalRef {
- public:
-  GlobalRef(T* pointer, int64_t length, GlobalContext* context, const Site& site)
-      : pointer_(pointer), value_(*pointer), length_(length), context_(context), site_(site) {}
-  GlobalRef(const GlobalRef&) = default;
-
-  operator T() const&& {
-    if (context_) on_global_read(*context_, pointer_, slot_of(pointer_), site_);
-    return value_;
-  }
-  operator T() const& { return value_; }
-
-  GlobalRef&& operator=(T value) && {  // by value: from a volatile element too
-    if (context_) on_global_write(*context_, pointer_, slot_of(pointer_), site_, false);
-    *pointer_ = value_ = value;
-    return static_cast<GlobalRef&&>(*this);
-  }
-  GlobalRef&& operator=(GlobalRef&& other) && {
-    return std::move(*this) = static_cast<T>(std::move(other));
-  }
-  GlobalRef&& operator=(const GlobalRef& other) && { return std::move(*this) = other.value_; }
-  GlobalRef& operator=(T value) & {
-    value_ = value;
-    return *this;
-  }
-  GlobalRef& operator=(GlobalRef&& other) & { return *this = static_cast<T>(std::move(other)); }
-  GlobalRef& operator=(const GlobalRef& other) & { return *this = other.value_; }
-
-#define GPUVEC_EMU_COMPOUND(op)             \
-  template <class U>                        \
-  GlobalRef&& operator op(U&& value)&& {    \
-    T x = static_cast<T>(std::move(*this)); \
-    x op std::forward<U>(value);            \
-    return std::move(*this) = x;            \
-  }                                         \
-  template <class U>                        \
-  GlobalRef& operator op(U&& value)& {      \
-    value_ op std::forward<U>(value);       \
-    return *this;                           \
-  }
-  GPUVEC_EMU_COMPOUND(+=)
-  GPUVEC_EMU_COMPOUND(-=)
-  GPUVEC_EMU_COMPOUND(*=)
-  GPUVEC_EMU_COMPOUND(/=)
-  GPUVEC_EMU_COMPOUND(%=)
-  GPUVEC_EMU_COMPOUND(&=)
-  GPUVEC_EMU_COMPOUND(|=)
-  GPUVEC_EMU_COMPOUND(^=)
-  GPUVEC_EMU_COMPOUND(<<=)
-  GPUVEC_EMU_COMPOUND(>>=)
-#undef GPUVEC_EMU_COMPOUND
-  GlobalRef&& operator++() && { return std::move(*this) += 1; }
-  GlobalRef&& operator--() && { return std::move(*this) -= 1; }
-  T operator++(int) && {
-    const T old = static_cast<T>(std::move(*this));
-    std::move(*this) = static_cast<T>(old + 1);
-    return old;
-  }
-  T operator--(int) && {
-    const T old = static_cast<T>(std::move(*this));
-    std::move(*this) = static_cast<T>(old - 1);
-    return old;
-  }
-  GlobalRef& operator++() & { return *this += 1; }
-  GlobalRef& operator--() & { return *this -= 1; }
-  T operator++(int) & {
-    const T old = value_;
-    value_ = static_cast<T>(old + 1);
-    return old;
-  }
-  T operator--(int) & {
-    const T old = value_;
-    value_ = static_cast<T>(old - 1);
-    return old;
-  }
-
-  // &p[i]: a checked pointer to the element (an atomic on it is checked as
-  // an atomic access); the address of a copy is the copy's.
-  gpuvec_checked<T> operator&() const&&;
-  T* operator&() & { return &value_; }
-  const T* operator&() const& { return &value_; }
-
-  // The element's value, recorded as a read (printf, shuffles).
-  T read() const { return static_cast<T>(static_cast<const GlobalRef&&>(*this)); }
-
- private:
-  T* pointer_;
-  T value_;
-  int64_t length_;
-  GlobalContext* context_;  // nullptr: not recorded
-  Site site_;
-};
-
-template <class E>
-inline E plain(const GlobalRef<E>& value) {
-  return value.read();
-}
-
 }  // namespace gpuvec_emu
 #endif  // GPUVEC_EMULATION_CHECKED
 
 namespace gpuvec_emu {
 #if GPUVEC_EMULATION_CHECKED
+// The blocks whose global memory accesses are recorded: the first
+// kRecordedBlocks of the grid and its last kRecordedBlocks (by linear block
+// index; the last ones hold the partial tail, where bugs of the bounds
+// guards show). Recording costs several times a plain access, and a race
+// within a block is a property of the code, which the same code shows in
+// every block, so a large grid is recorded in some blocks only: a vector
+// addition of 2^24 elements then costs about what bounds checks cost. Every
+// access of every block is bounds-checked all the same. The choice is by
+// index, not by OS thread, so that a run finds what the previous one found.
+constexpr uint64_t kRecordedBlocks = 512;
+inline bool block_is_recorded() {
+  const uint64_t x = gridDim.x, y = gridDim.y;
+  const uint64_t b = blockIdx.x + x * (blockIdx.y + y * blockIdx.z);
+  return b < kRecordedBlocks || b + kRecordedBlocks >= x * y * gridDim.z;
+}
 using GlobalContextPointer = GlobalContext*;
 inline GlobalContext* context_of_parameter(bool written) {
-  return written ? block_global_context() : nullptr;
+  return written && block_is_recorded() ? block_global_context() : nullptr;
 }
 #else
 using GlobalContextPointer = void*;
@@ -1362,26 +1360,15 @@ struct is_checked : std::false_type {};
 template <class T>
 struct is_checked<gpuvec_checked<T>> : std::true_type {};
 
-// What p[i] of a gpuvec_checked<T> gives: a GlobalRef where checked mode
-// records the element's accesses (arithmetic T, neither const nor volatile);
-// otherwise a plain reference (const data is only read; structs and
-// volatile data are bounds-checked only).
+// Whether checked mode records the accesses of p[i] for a gpuvec_checked<T>
+// (with a context: its array is written in the launch): arithmetic T, not
+// volatile. Structs and volatile data are bounds-checked only.
 template <class T>
 constexpr bool kRecordedElement =
 #if GPUVEC_EMULATION_CHECKED
-    std::is_arithmetic<T>::value && !std::is_const<T>::value && !std::is_volatile<T>::value;
+    std::is_arithmetic<T>::value && !std::is_volatile<T>::value;
 #else
     false;
-#endif
-template <class T, bool = kRecordedElement<T>>
-struct ElementRef {
-  using type = std::add_lvalue_reference_t<T>;
-};
-#if GPUVEC_EMULATION_CHECKED
-template <class T>
-struct ElementRef<T, true> {
-  using type = GlobalRef<T>;
-};
 #endif
 
 // U* is what a T* converts to implicitly: the same type as or more
@@ -1409,10 +1396,19 @@ constexpr bool kImplicitPointer = (std::is_same<std::remove_cv_t<U>, std::remove
 // checked.
 //
 // In checked mode p[i] also records, per element, the threads that read and
-// write it (see GlobalShadow), to find races within a block.
+// write it (see GlobalShadow), to find races within a block. p[i] is a
+// plain T&, as with a raw pointer, so that every use of an element compiles
+// as it does on a GPU (`float& r = p[i]`, `swap(p[i], p[j])`, `std::max(p[i],
+// x)`, `f(p[i])` with `f(float&)`): a reference object that tells reads
+// from writes would not bind to T& nor deduce as T. So p[i] records a read,
+// and gpuvec's source rewrite marks what the source writes, the target of an
+// assignment (`p[i] = v`, `p[i] += v`, `++p[i]`, `*p = v`), by its index:
+// p[gpuvec_emu::WriteIndex(i)] records a write, p[gpuvec_emu::UpdateIndex(i)]
+// a read and a write (see MarkedIndex). A write through a reference
+// or a raw pointer taken from an element is recorded as the read it began
+// with: a race it takes part in may be missed, none is invented.
 template <class T>
 class gpuvec_checked {
-  using Ref = typename gpuvec_emu::ElementRef<T>::type;
   static constexpr int64_t kUnbounded = INT64_MAX;
 
  public:
@@ -1447,8 +1443,12 @@ class gpuvec_checked {
         name_(p.name_),
         context_(p.context_) {}
 
-  Ref operator[](gpuvec_emu::Index i) const { return element(i.value, i.line, i.file); }
-  Ref operator*() const { return element(0, 0, ""); }
+  reference operator[](gpuvec_emu::Index i) const { return element(i.value, i.line, i.file); }
+  template <bool kReads>
+  reference operator[](gpuvec_emu::MarkedIndex<kReads> i) const {
+    return element(i.index.value, i.index.line, i.index.file, true, kReads);
+  }
+  reference operator*() const { return element(0, 0, ""); }
   T* operator->() const { return &at(0, 0, ""); }
 
   // To T* (or a more qualified pointer, or void*) implicitly, for a function
@@ -1468,6 +1468,9 @@ class gpuvec_checked {
   friend bool operator!=(const gpuvec_checked& p, std::nullptr_t) { return !!p; }
   // Where it points (comparisons and differences, below).
   T* get() const { return base_ + offset_; }
+  // Whether its accesses are recorded (checked mode, a recorded block).
+  bool records_accesses() const { return context_ != nullptr; }
+  void forget_records() { context_ = nullptr; }
 
   template <class I, gpuvec_emu::if_index<I> = 0>
   friend gpuvec_checked operator+(gpuvec_checked p, I i) {
@@ -1521,10 +1524,6 @@ class gpuvec_checked {
  private:
   template <class U>
   friend class gpuvec_checked;
-#if GPUVEC_EMULATION_CHECKED
-  template <class U>
-  friend class gpuvec_emu::GlobalRef;
-#endif
 
   gpuvec_checked(T* base, int64_t offset, int64_t length, const char* name,
                  gpuvec_emu::GlobalContextPointer context)
@@ -1553,26 +1552,33 @@ class gpuvec_checked {
     return gpuvec_emu::index_fault<T>(name_, k, length_, 0, file);
   }
 
-  Ref element(int64_t i, uint32_t line, const char* file) const {
+  // Element i, recorded as a read, or as a write where the source writes it
+  // (a read first where it updates it: `+=`, `++`). Inline, behind one test
+  // of context_ (null in unrecorded blocks, and for const parameters): the
+  // plain loop of an unrecorded block knows it null (see
+  // gpuvec_emu::records_accesses) and keeps bounds checks only.
+  reference element(int64_t i, uint32_t line, const char* file, bool write = false,
+                    bool update = false) const {
+    reference e = at(i, line, file);
 #if GPUVEC_EMULATION_CHECKED
-    const int64_t k =
-        static_cast<int64_t>(static_cast<uint64_t>(offset_) + static_cast<uint64_t>(i));
-    const bool inside = static_cast<uint64_t>(k) < static_cast<uint64_t>(length_);
     if constexpr (gpuvec_emu::kRecordedElement<T>) {
-      T& e = at(i, line, file);
-      return Ref(&e, length_, inside ? context_ : nullptr, {name_, k, line, file});
-    } else if constexpr (!std::is_void<T>::value && std::is_const<T>::value) {
-      // Read-only here, but written through another pointer: a read.
-      T& e = at(i, line, file);
-      if (context_ && inside)
-        gpuvec_emu::on_global_read(*context_, &e, gpuvec_emu::slot_of(&e), {name_, k, line, file});
-      return e;
-    } else {
-      return at(i, line, file);
+      const int64_t k =
+          static_cast<int64_t>(static_cast<uint64_t>(offset_) + static_cast<uint64_t>(i));
+      // Outside: a fault's dummy (*p, p-> go on after one), never recorded.
+      if (context_ != nullptr && static_cast<uint64_t>(k) < static_cast<uint64_t>(length_)) {
+        const gpuvec_emu::Site site{name_, k, line, file};
+        const uint64_t slot = gpuvec_emu::slot_of(&e);
+        if (!write || update || std::is_const<T>::value)
+          gpuvec_emu::on_global_read(*context_, &e, slot, site);
+        if (write && !std::is_const<T>::value)
+          gpuvec_emu::on_global_write(*context_, &e, slot, site, false);
+      }
     }
 #else
-    return at(i, line, file);
+    (void)write;
+    (void)update;
 #endif
+    return e;
   }
 
   T* base_;
@@ -1583,18 +1589,40 @@ class gpuvec_checked {
   gpuvec_emu::GlobalContextPointer context_;
 };
 
-#if GPUVEC_EMULATION_CHECKED
-template <class T>
-inline gpuvec_checked<T> gpuvec_emu::GlobalRef<T>::operator&() const&& {
-  if (site_.name == nullptr) return gpuvec_checked<T>(pointer_);
-  const int64_t k = site_.index;
-  if (static_cast<uint64_t>(k) >= static_cast<uint64_t>(length_))
-    return gpuvec_checked<T>(pointer_);  // the dummy of a fault
-  return gpuvec_checked<T>(pointer_ - k, k, length_, site_.name, context_);
+// reinterpret_cast<float4*>(p) of a checked pointer, or of &p[i] (which the
+// rewrite makes p + i, a checked pointer): in checked mode gpuvec's source
+// rewrite spells each reinterpret_cast this way, since the built-in one
+// takes no class. A class (a checked pointer, a checked __shared__ array)
+// becomes a pointer by its explicit conversion, as a C-style cast does; the
+// pointer it gives is raw, unchecked. Anything else is reinterpret_cast's.
+template <class To, class From>
+inline To gpuvec_reinterpret_cast(From&& from) {
+  if constexpr (std::is_class<std::remove_reference_t<From>>::value && std::is_pointer<To>::value)
+    return (To)(from);
+  else
+    return reinterpret_cast<To>(static_cast<From&&>(from));
 }
-#endif
 
 namespace gpuvec_emu {
+// Whether a kernel's argument records its elements' accesses: a plain loop
+// runs a block that records none in a copy of its loop in which the
+// compiler knows so, and leaves the records out (see Kernel::loop).
+template <class P>
+inline bool records_accesses(const P&) {
+  return false;
+}
+template <class T>
+inline bool records_accesses(const gpuvec_checked<T>& p) {
+  return p.records_accesses();
+}
+// Makes an argument that records nothing say so where the compiler sees it.
+template <class P>
+inline void forget_records(P&) {}
+template <class T>
+inline void forget_records(gpuvec_checked<T>& p) {
+  p.forget_records();
+}
+
 // Comparisons and differences of checked pointers, with each other or with
 // raw ones (templates: exact matches, before the built-in operators).
 template <class T>
@@ -1666,22 +1694,6 @@ inline auto atomicCAS(gpuvec_checked<T> p, C compare, V v, GPUVEC_EMU_SITE)
   return atomicCAS(at, compare, v, line, file);
 }
 #undef GPUVEC_EMU_RECORD_ATOMIC
-
-#if GPUVEC_EMULATION_CHECKED
-// The shuffles take a recorded element's value (a template would deduce the
-// reference type).
-#define GPUVEC_EMU_GLOBAL_SHUFFLE(name, Arg)                                     \
-  template <class E>                                                             \
-  inline E name(unsigned int mask, const gpuvec_emu::GlobalRef<E>& var, Arg arg, \
-                int width = warpSize, GPUVEC_EMU_SITE) {                         \
-    return name(mask, var.read(), arg, width, line, file);                       \
-  }
-GPUVEC_EMU_GLOBAL_SHUFFLE(__shfl_sync, int)
-GPUVEC_EMU_GLOBAL_SHUFFLE(__shfl_up_sync, unsigned int)
-GPUVEC_EMU_GLOBAL_SHUFFLE(__shfl_down_sync, unsigned int)
-GPUVEC_EMU_GLOBAL_SHUFFLE(__shfl_xor_sync, int)
-#undef GPUVEC_EMU_GLOBAL_SHUFFLE
-#endif
 
 #if GPUVEC_EMULATION_CHECKED
 // --- Checked shared memory -------------------------------------------------------------------
@@ -2195,8 +2207,21 @@ struct Kernel<F, void (*)(P...)> {
     if (setjmp(stop) == 0) loop(b->block_dim, Param<P>::get(params[K])...);
     plain_exit = nullptr;
   }
+  // In checked mode a block whose arguments record no accesses
+  // (records_accesses) runs in a copy of the loop whose arguments forget
+  // their contexts first: the compiler then knows them null, and leaves the
+  // records' code out of it. Two functions, not two loops in one, so that a
+  // thread's stack holds one frame of the kernel's locals, not two.
+  static void loop(gpuvec_emulation_dim3 d, P... p) {
+#if GPUVEC_EMULATION_CHECKED
+    if (!(records_accesses(p) || ... || false)) return threads<false>(d, p...);
+#endif
+    threads<true>(d, p...);
+  }
   // flatten: the kernel and what it calls are inlined into the loop.
-  __attribute__((noinline, flatten)) static void loop(gpuvec_emulation_dim3 d, P... p) {
+  template <bool kRecords>
+  __attribute__((noinline, flatten)) static void threads(gpuvec_emulation_dim3 d, P... p) {
+    if constexpr (!kRecords) (forget_records(p), ...);
     run_caught([&] {
       uint3* const self = thread_idx_at;
       for (unsigned int z = 0; z < d.z; ++z) {

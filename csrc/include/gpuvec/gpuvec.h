@@ -53,7 +53,12 @@ typedef enum gpuvec_dtype {
   GPUVEC_UINT64 = 10,
   /* IEEE half, stored only: the ops read it as float32 (as NumPy's float16
    * loops compute), so no op computes in it; copies and conversions move it. */
-  GPUVEC_FLOAT16 = 11
+  GPUVEC_FLOAT16 = 11,
+  /* Complex numbers, as NumPy's: two float32 (complex64) or two float64
+   * (complex128), the real part first. The ops that NumPy defines for them
+   * compute in them (gpuvec/portable.hpp's complex: + - * / as NumPy's loops). */
+  GPUVEC_COMPLEX64 = 12,
+  GPUVEC_COMPLEX128 = 13
 } gpuvec_dtype;
 
 /* Where an array's elements are. */

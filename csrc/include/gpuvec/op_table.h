@@ -36,7 +36,10 @@
  *             own type; u each integer dtype through the unsigned type of
  *             its width (the row's bits are the same for both signednesses
  *             in two's complement: +, -, *, <<, &, ==, so one kernel serves
- *             int32 and uint32); b bool. The caller picks the compute dtype
+ *             int32 and uint32); b bool; c complex64 and complex128 (each in
+ *             its own type: + - * / as NumPy's loops, gpuvec/portable.hpp;
+ *             sqrt, exp and log within docs/dtypes.rst's budget, not the
+ *             row's, which is the real dtypes'). The caller picks the compute dtype
  *             as NumPy's ufunc resolves its loop; a dtype of no listed kind
  *             has no kernel (float16 computes in float32)
  *   Functor   the functor in gpuvec::ops (ops.hpp)
@@ -89,13 +92,13 @@
 /* clang-format off */
 #define GPUVEC_ELEMENTWISE_OPS(X)                                                                    \
   /* binary: out = a (op) b */                                                                       \
-  X(1, ADD, add, "add", 2, 0, SAME, "fub", Add, EXACT, 0, 0,                                         \
+  X(1, ADD, add, "add", 2, 0, SAME, "fubc", Add, EXACT, 0, 0,                                        \
     "Add the inputs elementwise")                                                                    \
-  X(2, SUBTRACT, subtract, "subtract", 2, 0, SAME, "fub", Subtract, EXACT, 0, 0,                     \
+  X(2, SUBTRACT, subtract, "subtract", 2, 0, SAME, "fubc", Subtract, EXACT, 0, 0,                    \
     "Subtract the second input from the first")                                                      \
-  X(3, MULTIPLY, multiply, "multiply", 2, 0, SAME, "fub", Multiply, EXACT, 0, 0,                     \
+  X(3, MULTIPLY, multiply, "multiply", 2, 0, SAME, "fubc", Multiply, EXACT, 0, 0,                    \
     "Multiply the inputs elementwise")                                                               \
-  X(4, DIVIDE, divide, "divide", 2, 0, SAME, "f", Divide, EXACT, 0, 0,                               \
+  X(4, DIVIDE, divide, "divide", 2, 0, SAME, "fc", Divide, EXACT, 0, 0,                              \
     "Divide the first input by the second (true division)")                                          \
   X(5, POWER, power, "power", 2, 0, SAME, "fi", Power, NEAR, 5, 5,                                   \
     "Raise the first input to the power of the second")                                              \
@@ -131,15 +134,15 @@
   X(60, LCM, lcm, "lcm", 2, 0, SAME, "i", Lcm, EXACT, 0, 0,                                          \
     "The least common multiple of abs(a) and abs(b)")                                                \
   /* unary: out = f(x) */                                                                            \
-  X(10, NEGATIVE, negative, "negative", 1, 0, SAME, "fu", Negative, EXACT, 0, 0,                     \
+  X(10, NEGATIVE, negative, "negative", 1, 0, SAME, "fuc", Negative, EXACT, 0, 0,                    \
     "The negated input, -x")                                                                         \
   X(11, ABSOLUTE, absolute, "absolute", 1, 0, SAME, "fib", Abs, EXACT, 0, 0,                         \
     "The absolute value of each element")                                                            \
-  X(12, SQRT, sqrt, "sqrt", 1, 0, SAME, "f", Sqrt, EXACT, 0, 0,                                      \
+  X(12, SQRT, sqrt, "sqrt", 1, 0, SAME, "fc", Sqrt, EXACT, 0, 0,                                     \
     "The non-negative square root (NaN below 0)")                                                    \
-  X(13, EXP, exp, "exp", 1, 0, SAME, "f", Exp, NEAR, 3, 3,                                           \
+  X(13, EXP, exp, "exp", 1, 0, SAME, "fc", Exp, NEAR, 3, 3,                                          \
     "The exponential e**x")                                                                          \
-  X(14, LOG, log, "log", 1, 0, SAME, "f", Log, NEAR, 2, 2,                                           \
+  X(14, LOG, log, "log", 1, 0, SAME, "fc", Log, NEAR, 2, 2,                                          \
     "The natural logarithm (NaN below 0, -inf at 0)")                                                \
   X(15, LOG1P, log1p, "log1p", 1, 0, SAME, "f", Log1p, NEAR, 2, 2,                                   \
     "log(1 + x), accurate for small x")                                                              \
@@ -180,9 +183,9 @@
   X(62, BITWISE_COUNT, bitwise_count, "bitwise_count", 1, 0, UINT8, "i", BitwiseCount, EXACT, 0, 0,  \
     "The number of 1 bits in abs(x)")                                                                \
   /* truth values: a bool result; the inputs compare in the compute dtype */                         \
-  X(30, EQUAL, equal, "equal", 2, 0, BOOL, "fub", Equal, EXACT, 0, 0,                                \
+  X(30, EQUAL, equal, "equal", 2, 0, BOOL, "fubc", Equal, EXACT, 0, 0,                               \
     "True where a == b")                                                                             \
-  X(31, NOT_EQUAL, not_equal, "not_equal", 2, 0, BOOL, "fub", NotEqual, EXACT, 0, 0,                 \
+  X(31, NOT_EQUAL, not_equal, "not_equal", 2, 0, BOOL, "fubc", NotEqual, EXACT, 0, 0,                \
     "True where a != b (and where either is NaN)")                                                   \
   X(32, LESS, less, "less", 2, 0, BOOL, "fib", Less, EXACT, 0, 0,                                    \
     "True where a < b")                                                                              \
@@ -200,11 +203,11 @@
     "True where just one of a and b is nonzero")                                                     \
   X(39, LOGICAL_NOT, logical_not, "logical_not", 1, 0, TRUTH, "fb", LogicalNot, EXACT, 0, 0,         \
     "True where x is zero")                                                                          \
-  X(40, ISNAN, isnan, "isnan", 1, 0, BOOL, "fib", IsNan, EXACT, 0, 0,                                \
+  X(40, ISNAN, isnan, "isnan", 1, 0, BOOL, "fibc", IsNan, EXACT, 0, 0,                               \
     "True where x is NaN")                                                                           \
-  X(41, ISINF, isinf, "isinf", 1, 0, BOOL, "fib", IsInf, EXACT, 0, 0,                                \
+  X(41, ISINF, isinf, "isinf", 1, 0, BOOL, "fibc", IsInf, EXACT, 0, 0,                               \
     "True where x is +inf or -inf")                                                                  \
-  X(42, ISFINITE, isfinite, "isfinite", 1, 0, BOOL, "fib", IsFinite, EXACT, 0, 0,                    \
+  X(42, ISFINITE, isfinite, "isfinite", 1, 0, BOOL, "fibc", IsFinite, EXACT, 0, 0,                   \
     "True where x is neither NaN nor infinite")                                                      \
   /* with parameters, and the three-input ops */                                                     \
   X(43, SCALE, scale, "", 1, 1, SAME, "f", Scale, EXACT, 0, 0,                                       \

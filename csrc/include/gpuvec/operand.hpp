@@ -43,10 +43,27 @@ GPUVEC_HD U truncated_unsigned(F x) {
 //     widens exactly to either; to an integer or bool it goes as its float32
 //     value does, and an integer or bool comes to it as its float32 value
 //     does (NumPy's casts: every integer that float32 rounds is far beyond
-//     float16's range, an infinity either way).
+//     float16's range, an infinity either way);
+//   - to and from complex: a real value is the real part, the imaginary part
+//     +0.0; a complex to a real dtype converts its real part, the imaginary
+//     part dropped (NumPy warns ComplexWarning; the caller does), and to bool
+//     it is true where either part is nonzero; between complex64 and
+//     complex128 each part converts as a float does.
 template <class To, class From>
 GPUVEC_HD To convert(From x) {
-  if constexpr (is_same_v<From, half>) {
+  if constexpr (is_complex_v<From>) {
+    if constexpr (is_complex_v<To>) {
+      using P = real_t<To>;
+      return To(static_cast<P>(x.re), static_cast<P>(x.im));
+    } else if constexpr (is_same_v<To, bool>) {
+      return x.re != real_t<From>(0) || x.im != real_t<From>(0);
+    } else {
+      return convert<To>(x.re);
+    }
+  } else if constexpr (is_complex_v<To>) {
+    using P = real_t<To>;
+    return To(convert<P>(x), P(0));
+  } else if constexpr (is_same_v<From, half>) {
     if constexpr (is_same_v<To, half>) {
       return x;
     } else if constexpr (is_same_v<To, double>) {

@@ -57,6 +57,47 @@ GPUVEC_MATH_2(fmod)
 GPUVEC_MATH_2(copysign)
 #undef GPUVEC_MATH_1
 #undef GPUVEC_MATH_2
+
+// exp, log and sqrt of a complex number, of its parts' functions above (so
+// within a few ulp of NumPy's, which calls the C library's cexp, clog and
+// csqrt: docs/dtypes.rst gives the budget). Finite inputs are what they are
+// written for; each product is a named value, never contracted with a sum.
+template <class T>
+GPUVEC_HD complex<T> exp(complex<T> z) {
+  const T e = exp(z.re);
+  if (z.im == T(0)) return {e, z.im};  // a real exponential, the sign of im kept
+  const T re = e * cos(z.im);
+  const T im = e * sin(z.im);
+  return {re, im};
+}
+// log|z| + i arg(z). Where the larger part is near 1, |z|^2 - 1 is formed
+// as (a - 1)(a + 1) + b^2 and taken through log1p, which keeps the digits
+// of a |z| near 1 that log(hypot) would lose.
+template <class T>
+GPUVEC_HD complex<T> log(complex<T> z) {
+  const T x = fabs(z.re), y = fabs(z.im);
+  const T a = x >= y ? x : y;
+  const T b = x >= y ? y : x;
+  const T arg = atan2(z.im, z.re);
+  if (a >= T(0.5) && a <= T(2)) {
+    const T am1 = a - T(1);
+    const T ap1 = a + T(1);
+    const T near = am1 * ap1;
+    const T bb = b * b;
+    return {T(0.5) * log1p(near + bb), arg};
+  }
+  return {log(hypot(z.re, z.im)), arg};
+}
+// The principal square root (re >= 0), as C's csqrt: t = sqrt((|re| +
+// |z|) / 2) is one part and im / 2t the other, so that neither cancels.
+template <class T>
+GPUVEC_HD complex<T> sqrt(complex<T> z) {
+  if (z.re == T(0) && z.im == T(0)) return {T(0), z.im};
+  const T t = sqrt((fabs(z.re) + hypot(z.re, z.im)) * T(0.5));
+  const T twice = T(2) * t;
+  if (z.re >= T(0)) return {t, z.im / twice};
+  return {fabs(z.im) / twice, copysign(t, z.im)};
+}
 }  // namespace math
 
 // A conversion or copy: the value itself, which the Operand it is read
@@ -450,7 +491,11 @@ struct IsFinite {
 struct IsInf {
   template <class T>
   GPUVEC_HD bool operator()(T x) const {
-    return x == x && !IsFinite{}(x);
+    if constexpr (is_complex_v<T>) {
+      return (*this)(x.re) || (*this)(x.im);  // complex(nan, inf) is infinite, as in NumPy
+    } else {
+      return x == x && !IsFinite{}(x);
+    }
   }
 };
 

@@ -116,6 +116,113 @@ struct wrapping_of<uint64_t> {
 template <class T>
 using wrapping_t = typename wrapping_of<T>::type;
 
+// A complex number of float or double parts, as NumPy's complex64 and
+// complex128 hold them (two T, the real part first). gpuvec's own rather than
+// std::complex (which NVRTC has not, and whose * and / differ between
+// compilers and their flags: a range check here, a library call there): the
+// arithmetic is written out below, the same operations in the same order on
+// the host, under nvcc and under NVRTC, as NumPy's loops compute them.
+// None is a product added to another in one expression that a compiler
+// could contract into a fused multiply-add: each product is a named value
+// first (nvcc builds with -fmad=false too), and the one fused multiply-add
+// NumPy's product does is an explicit fma.
+template <class T>
+struct complex {
+  T re;
+  T im;
+  complex() = default;
+  GPUVEC_HD constexpr complex(T r, T i = T(0)) : re(r), im(i) {}
+};
+using complex64 = complex<float>;
+using complex128 = complex<double>;
+
+// Whether T is complex64 or complex128, and the type of its parts (T itself
+// for a real T).
+template <class T>
+constexpr bool is_complex_v = is_same_v<T, complex64> || is_same_v<T, complex128>;
+template <class T>
+struct real_of {
+  using type = T;
+};
+template <class T>
+struct real_of<complex<T>> {
+  using type = T;
+};
+template <class T>
+using real_t = typename real_of<T>::type;
+
+namespace complex_detail {
+// |x|, its sign bit cleared (-0.0 gives +0.0, which the division by zero
+// below divides by, as NumPy's does); NVRTC has these functions built in.
+GPUVEC_HD float fabs(float x) { return ::fabsf(x); }
+GPUVEC_HD double fabs(double x) { return ::fabs(x); }
+// x * y + z rounded once.
+GPUVEC_HD float fma(float x, float y, float z) { return ::fmaf(x, y, z); }
+GPUVEC_HD double fma(double x, double y, double z) { return ::fma(x, y, z); }
+}  // namespace complex_detail
+
+template <class T>
+GPUVEC_HD complex<T> operator+(complex<T> a, complex<T> b) {
+  return {a.re + b.re, a.im + b.im};
+}
+template <class T>
+GPUVEC_HD complex<T> operator-(complex<T> a, complex<T> b) {
+  return {a.re - b.re, a.im - b.im};
+}
+template <class T>
+GPUVEC_HD complex<T> operator-(complex<T> a) {
+  return {-a.re, -a.im};
+}
+// NumPy's product as its vector loops compute it on every processor with a
+// fused multiply-add (x86-64 from AVX2 on, ARM's NEON, ...), for contiguous,
+// strided and broadcast data alike: re = fma(ar, br, -(ai*bi)) and im =
+// fma(ar, bi, ai*br), the second product rounded first. The fma is the C
+// library's, exact then rounded once on every compiler and device, so both
+// backends give NumPy's bits. (NumPy's scalar loop, which it runs for
+// negative strides, rounds both products: a last-bit difference there.)
+template <class T>
+GPUVEC_HD complex<T> operator*(complex<T> a, complex<T> b) {
+  const T ii = a.im * b.im;
+  const T ir = a.im * b.re;
+  return {complex_detail::fma(a.re, b.re, -ii), complex_detail::fma(a.re, b.im, ir)};
+}
+// NumPy's quotient (its complex divide loop): Smith's algorithm, scaling by
+// the divisor's larger part so that nothing overflows that need not; a
+// division by zero divides each part by +0.0 (an infinity or NaN, as NumPy's).
+template <class T>
+GPUVEC_HD complex<T> operator/(complex<T> a, complex<T> b) {
+  const T br_abs = complex_detail::fabs(b.re);
+  const T bi_abs = complex_detail::fabs(b.im);
+  if (br_abs >= bi_abs) {
+    if (br_abs == T(0) && bi_abs == T(0)) return {a.re / br_abs, a.im / br_abs};
+    const T rat = b.im / b.re;
+    const T bi_rat = b.im * rat;
+    const T scl = T(1) / (b.re + bi_rat);
+    const T ai_rat = a.im * rat;
+    const T ar_rat = a.re * rat;
+    const T re = a.re + ai_rat;
+    const T im = a.im - ar_rat;
+    return {re * scl, im * scl};
+  }
+  const T rat = b.re / b.im;
+  const T br_rat = b.re * rat;
+  const T scl = T(1) / (b.im + br_rat);
+  const T ar_rat = a.re * rat;
+  const T ai_rat = a.im * rat;
+  const T re = ar_rat + a.im;
+  const T im = ai_rat - a.re;
+  return {re * scl, im * scl};
+}
+// Equal when both parts are (so a NaN part is unequal to everything).
+template <class T>
+GPUVEC_HD bool operator==(complex<T> a, complex<T> b) {
+  return a.re == b.re && a.im == b.im;
+}
+template <class T>
+GPUVEC_HD bool operator!=(complex<T> a, complex<T> b) {
+  return !(a == b);
+}
+
 // IEEE 754 binary16 (NumPy's float16), as its bits. gpuvec stores it and
 // computes in float32, as NumPy's float16 loops do, so it needs no
 // arithmetic: only the conversions below, which use integer operations

@@ -22,17 +22,17 @@ def checked_dtype(dtype, what: str) -> np.dtype:
     Raises
     ------
     TypeError
-        For a dtype that gpuvec's arrays do not hold (complex64, longdouble, ...):
+        For a dtype that gpuvec's arrays do not hold (longdouble, datetime64, ...):
         the compatibility layer does not emulate one dtype with another.
 
     Examples
     --------
     >>> checked_dtype("float32", "gpuarray.empty")
     dtype('float32')
-    >>> checked_dtype(np.complex64, "gpuarray.empty")  # doctest: +ELLIPSIS
+    >>> checked_dtype(np.longdouble, "gpuarray.empty")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
         ...
-    TypeError: gpuarray.empty: dtype must be one of float32, ...; got complex64; ...
+    TypeError: gpuarray.empty: dtype must be one of float32, ...; got float128; ...
     """
     try:
         return check_array_dtype(dtype)
@@ -49,7 +49,7 @@ def holds(dtype: np.dtype) -> bool:
 
     Examples
     --------
-    >>> holds(np.dtype(np.float64)), holds(np.dtype(np.float16)), holds(np.dtype(np.complex64))
+    >>> holds(np.dtype(np.float64)), holds(np.dtype(np.complex64)), holds(np.dtype(np.longdouble))
     (True, True, False)
     """
     return dtype in ARRAY_DTYPES
